@@ -1,0 +1,161 @@
+//! The error codes every public failure carries.
+//!
+//! A failure is an [`Error`]: a stable [`ErrorCode`] that callers match on
+//! (`err.code === 'ERR_SPAWN'` in JS), a message that names the offending
+//! value, and for spawn failures the OS errno and the path involved.
+
+use std::fmt;
+
+/// Stable error codes; the JS `code` property is [`ErrorCode::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A bad option: wrong type, size out of range, unknown key name.
+    InvalidArg,
+    /// The program could not be started: not found, not executable, bad cwd.
+    Spawn,
+    /// The session or process is not running (never started, or exited).
+    NotRunning,
+    /// `start` was called on a session that is already running.
+    AlreadyRunning,
+    /// A wait ran out of time.
+    Timeout,
+    /// A wait or run was cancelled by an `AbortSignal` or an explicit abort.
+    Aborted,
+    /// A tool call named a tool that is not registered.
+    UnknownTool,
+    /// A tool call named a handle id that does not exist.
+    UnknownHandle,
+    /// A tool call's input does not match the tool's schema.
+    InvalidInput,
+    /// A limit was reached: too many live handles, write queue full.
+    Limit,
+    /// An unexpected operating-system failure (not one of the cases above).
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as JS sees it, e.g. `"ERR_SPAWN"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArg => "ERR_INVALID_ARG",
+            ErrorCode::Spawn => "ERR_SPAWN",
+            ErrorCode::NotRunning => "ERR_NOT_RUNNING",
+            ErrorCode::AlreadyRunning => "ERR_ALREADY_RUNNING",
+            ErrorCode::Timeout => "ERR_TIMEOUT",
+            ErrorCode::Aborted => "ERR_ABORTED",
+            ErrorCode::UnknownTool => "ERR_UNKNOWN_TOOL",
+            ErrorCode::UnknownHandle => "ERR_UNKNOWN_HANDLE",
+            ErrorCode::InvalidInput => "ERR_INVALID_INPUT",
+            ErrorCode::Limit => "ERR_LIMIT",
+            ErrorCode::Internal => "ERR_INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure with a stable code and a message that names the offending value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// What kind of failure this is.
+    pub code: ErrorCode,
+    /// A sentence for people: what was wrong and with which value.
+    pub message: String,
+    /// For [`ErrorCode::Spawn`]: the OS error number (positive, e.g. 2 for ENOENT).
+    pub errno: Option<i32>,
+    /// For [`ErrorCode::Spawn`]: the program or directory that failed.
+    pub path: Option<String>,
+}
+
+impl Error {
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), errno: None, path: None }
+    }
+
+    /// `ERR_INVALID_ARG`: a bad option.
+    pub fn invalid_arg(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidArg, message)
+    }
+
+    /// `ERR_NOT_RUNNING`.
+    pub fn not_running(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::NotRunning, message)
+    }
+
+    /// `ERR_SPAWN` for `path`, from the OS error that stopped it.
+    ///
+    /// The message reads like `spawn nosuch: ENOENT: no such file or directory`.
+    pub fn spawn(what: &str, path: impl Into<String>, err: &std::io::Error) -> Self {
+        let path = path.into();
+        let errno = err.raw_os_error();
+        let name = errno.map(errno_name).unwrap_or("EUNKNOWN");
+        let desc = errno
+            .map(|n| nix::errno::Errno::from_raw(n).desc().to_lowercase())
+            .unwrap_or_else(|| err.to_string());
+        Error {
+            code: ErrorCode::Spawn,
+            message: format!("{what} {path}: {name}: {desc}"),
+            errno,
+            path: Some(path),
+        }
+    }
+
+    /// An unexpected OS failure while doing `what`.
+    pub fn io(what: &str, err: &std::io::Error) -> Self {
+        Error::new(ErrorCode::Internal, format!("{what}: {err}"))
+    }
+}
+
+/// The symbolic name of an errno value, e.g. `ENOENT` for 2.
+pub fn errno_name(errno: i32) -> &'static str {
+    use nix::errno::Errno;
+    match Errno::from_raw(errno) {
+        Errno::ENOENT => "ENOENT",
+        Errno::EACCES => "EACCES",
+        Errno::ENOTDIR => "ENOTDIR",
+        Errno::EISDIR => "EISDIR",
+        Errno::ENOEXEC => "ENOEXEC",
+        Errno::EPERM => "EPERM",
+        Errno::ELOOP => "ELOOP",
+        Errno::ENAMETOOLONG => "ENAMETOOLONG",
+        Errno::E2BIG => "E2BIG",
+        Errno::ENOMEM => "ENOMEM",
+        Errno::EMFILE => "EMFILE",
+        Errno::ENFILE => "ENFILE",
+        Errno::EAGAIN => "EAGAIN",
+        Errno::ETXTBSY => "ETXTBSY",
+        Errno::ENXIO => "ENXIO",
+        Errno::EIO => "EIO",
+        _ => "EUNKNOWN",
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result with the core [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_error_names_errno_and_path() {
+        let err = Error::spawn("spawn", "/no/such", &std::io::Error::from_raw_os_error(2));
+        assert_eq!(err.code.as_str(), "ERR_SPAWN");
+        assert_eq!(err.errno, Some(2));
+        assert_eq!(err.path.as_deref(), Some("/no/such"));
+        assert_eq!(err.message, "spawn /no/such: ENOENT: no such file or directory");
+    }
+}

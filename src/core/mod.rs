@@ -1,0 +1,25 @@
+//! The terminal engine, free of Node-API so `cargo test` covers it.
+//!
+//! One concept per module:
+//!
+//! - [`session`]: spawn a program in a pseudo-terminal and run its session loop
+//!   (read, decode, transcript, screen, writer queue, exit after drain).
+//! - [`screen`]: the screen model (a `vt100` wrapper): snapshots, query replies, modes.
+//! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
+//! - [`utf8`]: the incremental UTF-8 decoder.
+//! - [`keys`]: key names to the bytes a terminal sends.
+//! - [`process`]: the process table and tree termination.
+//! - [`tools`]: interactive tool specs, schemas and the handle state machine.
+//! - [`error`]: the error codes every public failure carries.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod keys;
+pub mod process;
+pub mod screen;
+pub mod session;
+pub mod tools;
+pub mod transcript;
+pub mod utf8;
+
+pub use error::{Error, ErrorCode, Result};

@@ -1,0 +1,411 @@
+//! The screen model: what a terminal would show for the program's output.
+//!
+//! A small wrapper around `vt100` (so the emulator can be swapped) that adds
+//! what `vt100` leaves to its user: answers to terminal queries (cursor
+//! position, device status and attributes, colours, mode 2026 support), the
+//! window title, synchronized-output tracking, and plain-text snapshots.
+//!
+//! ```
+//! use ptypilot::core::screen::Screen;
+//! let mut screen = Screen::new(24, 80, 100);
+//! let mut replies = Vec::new();
+//! screen.process(b"\x1b]0;demo\x07\x1b[1;31mhello\x1b[0m\r\nworld   \x1b[6n", &mut replies);
+//! assert_eq!(replies, b"\x1b[2;9R"); // the program asked where the cursor is
+//! let snap = screen.snapshot();
+//! assert_eq!(snap.text, "hello\nworld");
+//! assert_eq!(snap.title, "demo");
+//! assert_eq!(snap.lines.len(), 24);
+//! ```
+
+use std::num::NonZeroU16;
+
+use super::error::{Error, Result};
+
+/// Smallest and largest accepted column count.
+pub const COLS_RANGE: (u16, u16) = (2, 1000);
+/// Smallest and largest accepted row count.
+pub const ROWS_RANGE: (u16, u16) = (2, 500);
+/// Largest accepted scrollback (lines).
+pub const MAX_SCROLLBACK: u32 = 100_000;
+
+/// Checks a terminal size against [`COLS_RANGE`] and [`ROWS_RANGE`].
+pub fn validate_size(cols: f64, rows: f64) -> Result<(u16, u16)> {
+    let cols = validate_dim("cols", cols, COLS_RANGE)?;
+    let rows = validate_dim("rows", rows, ROWS_RANGE)?;
+    Ok((cols, rows))
+}
+
+fn validate_dim(name: &str, value: f64, (lo, hi): (u16, u16)) -> Result<u16> {
+    if value.fract() != 0.0 || value < f64::from(lo) || value > f64::from(hi) {
+        return Err(Error::invalid_arg(format!(
+            "{name} must be an integer between {lo} and {hi}, got {value}"
+        )));
+    }
+    Ok(value as u16)
+}
+
+/// A plain-text picture of the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Visible rows right-trimmed, trailing blank rows dropped, joined by `\n`.
+    pub text: String,
+    /// Every visible row, right-trimmed (`lines.len() == rows`).
+    pub lines: Vec<String>,
+    /// Cursor row (0-based).
+    pub cursor_row: u16,
+    /// Cursor column (0-based).
+    pub cursor_col: u16,
+    /// False when the program hid the cursor.
+    pub cursor_visible: bool,
+    /// Width in columns.
+    pub cols: u16,
+    /// Height in rows.
+    pub rows: u16,
+    /// The program switched to the alternate screen (full-screen programs).
+    pub alt_screen: bool,
+    /// Window title from OSC 0 / OSC 2.
+    pub title: String,
+}
+
+/// Input modes the program turned on, which change how keys are encoded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modes {
+    /// DECCKM: arrows send `ESC O A` instead of `ESC [ A`.
+    pub application_cursor: bool,
+    /// DECKPAM: the keypad sends application sequences.
+    pub application_keypad: bool,
+    /// Mode 2004: pasted text must be wrapped in bracketed-paste markers.
+    pub bracketed_paste: bool,
+}
+
+/// The screen model of one terminal.
+pub struct Screen {
+    parser: vt100::Parser<Hooks>,
+}
+
+/// What `vt100` reports through callbacks.
+#[derive(Default)]
+struct Hooks {
+    title: String,
+    /// Bytes to send back to the program, in the order it asked.
+    replies: Vec<u8>,
+    /// Inside a synchronized-output block (mode 2026 set).
+    synchronized: bool,
+}
+
+impl vt100::Callbacks for Hooks {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.title = String::from_utf8_lossy(title).into_owned();
+    }
+
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        i2: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
+        let has = |n: u16| params.iter().any(|p| p.first() == Some(&n));
+        match (i1, i2, c) {
+            // DSR: device status -> "OK".
+            (None, None, 'n') if first == 5 => self.replies.extend_from_slice(b"\x1b[0n"),
+            // DSR: cursor position report (1-based).
+            (None, None, 'n') if first == 6 => {
+                let (row, col) = screen.cursor_position();
+                let reply = format!("\x1b[{};{}R", row + 1, col + 1);
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            // DECXCPR: the same with a `?`.
+            (Some(b'?'), None, 'n') if first == 6 => {
+                let (row, col) = screen.cursor_position();
+                let reply = format!("\x1b[?{};{}R", row + 1, col + 1);
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            // DA1: a VT100 with advanced video, as xterm can report.
+            (None, None, 'c') if first == 0 => self.replies.extend_from_slice(b"\x1b[?1;2c"),
+            // DA2: terminal type 0, firmware version, no options.
+            (Some(b'>'), None, 'c') if first == 0 => {
+                self.replies.extend_from_slice(b"\x1b[>0;276;0c")
+            }
+            // XTVERSION.
+            (Some(b'>'), None, 'q') => {
+                let reply = format!("\x1bP>|ptypilot({})\x1b\\", env!("CARGO_PKG_VERSION"));
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            // Window size in characters.
+            (None, None, 't') if first == 18 => {
+                let (rows, cols) = screen.size();
+                let reply = format!("\x1b[8;{rows};{cols}t");
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            // Synchronized output (mode 2026) begins / ends.
+            (Some(b'?'), None, 'h') if has(2026) => self.synchronized = true,
+            (Some(b'?'), None, 'l') if has(2026) => self.synchronized = false,
+            // DECRQM for mode 2026: supported, currently set (1) or reset (2).
+            (Some(b'?'), Some(b'$'), 'p') if first == 2026 => {
+                let state = if self.synchronized { 1 } else { 2 };
+                let reply = format!("\x1b[?2026;{state}$y");
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
+        // Colour queries (`OSC 10/11/12 ; ?`): answer a light-on-dark terminal
+        // so programs that wait for the answer do not stall.
+        if let [which, b"?"] = params {
+            let colour = match *which {
+                b"10" => "ffff/ffff/ffff",
+                b"11" => "0000/0000/0000",
+                b"12" => "ffff/ffff/ffff",
+                _ => return,
+            };
+            let which = String::from_utf8_lossy(which);
+            let reply = format!("\x1b]{which};rgb:{colour}\x1b\\");
+            self.replies.extend_from_slice(reply.as_bytes());
+        }
+    }
+}
+
+impl Screen {
+    /// A blank screen of `rows` x `cols` keeping `scrollback` lines.
+    ///
+    /// Sizes are clamped to at least 1; validate user input with
+    /// [`validate_size`] first.
+    pub fn new(rows: u16, cols: u16, scrollback: usize) -> Self {
+        Screen {
+            parser: vt100::Parser::new_with_callbacks(
+                nz(rows),
+                nz(cols),
+                scrollback,
+                Hooks::default(),
+            ),
+        }
+    }
+
+    /// Feeds program output; appends the answers to any terminal queries in
+    /// it to `replies` (they must be written back to the program).
+    pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
+        self.parser.process(bytes);
+        let hooks = self.parser.callbacks_mut();
+        if !hooks.replies.is_empty() {
+            replies.append(&mut hooks.replies);
+        }
+    }
+
+    /// Changes the size; rows are truncated or padded, nothing is reflowed.
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        self.parser.set_size(nz(rows), nz(cols));
+    }
+
+    /// `(rows, cols)`.
+    pub fn size(&self) -> (u16, u16) {
+        let (rows, cols) = self.parser.screen().size();
+        (rows.get(), cols.get())
+    }
+
+    /// True inside a synchronized-output block (the program is mid-frame).
+    pub fn synchronized(&self) -> bool {
+        self.parser.callbacks().synchronized
+    }
+
+    /// The input modes the program turned on.
+    pub fn modes(&self) -> Modes {
+        let screen = self.parser.screen();
+        Modes {
+            application_cursor: screen.application_cursor(),
+            application_keypad: screen.application_keypad(),
+            bracketed_paste: screen.bracketed_paste(),
+        }
+    }
+
+    /// True while the program uses the alternate screen.
+    pub fn alt_screen(&self) -> bool {
+        self.parser.screen().alternate_screen()
+    }
+
+    /// The visible text, as in [`Snapshot::text`], without building the rest.
+    pub fn text(&self) -> String {
+        let lines: Vec<String> = self.lines();
+        join_trimmed(&lines)
+    }
+
+    /// Every visible row, right-trimmed.
+    pub fn lines(&self) -> Vec<String> {
+        let (_, cols) = self.size();
+        self.parser
+            .screen()
+            .rows(0, cols)
+            .map(|mut row| {
+                let trimmed = row.trim_end().len();
+                row.truncate(trimmed);
+                row
+            })
+            .collect()
+    }
+
+    /// A plain-text picture of the screen.
+    pub fn snapshot(&self) -> Snapshot {
+        let screen = self.parser.screen();
+        let lines = self.lines();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let (rows, cols) = self.size();
+        Snapshot {
+            text: join_trimmed(&lines),
+            lines,
+            cursor_row,
+            cursor_col,
+            cursor_visible: !screen.hide_cursor(),
+            cols,
+            rows,
+            alt_screen: screen.alternate_screen(),
+            title: self.parser.callbacks().title.clone(),
+        }
+    }
+}
+
+/// Joins rows with `\n`, dropping trailing blank rows.
+fn join_trimmed(lines: &[String]) -> String {
+    let used = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
+    lines[..used].join("\n")
+}
+
+fn nz(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen_of(bytes: &[u8]) -> (Screen, Vec<u8>) {
+        let mut screen = Screen::new(24, 80, 100);
+        let mut replies = Vec::new();
+        screen.process(bytes, &mut replies);
+        (screen, replies)
+    }
+
+    #[test]
+    fn text_trims_rows_and_drops_trailing_blank_rows() {
+        let (screen, _) = screen_of(b"a   \r\n\r\n  b  \r\n   \r\n");
+        let snap = screen.snapshot();
+        assert_eq!(snap.text, "a\n\n  b");
+        assert_eq!(snap.lines.len(), 24);
+        assert_eq!(&snap.lines[..4], &["a", "", "  b", ""]);
+        assert_eq!(screen.text(), snap.text);
+    }
+
+    #[test]
+    fn empty_screen_is_empty_text() {
+        let (screen, _) = screen_of(b"");
+        let snap = screen.snapshot();
+        assert_eq!(snap.text, "");
+        assert!(snap.lines.iter().all(String::is_empty));
+        assert_eq!((snap.cursor_row, snap.cursor_col), (0, 0));
+        assert!(snap.cursor_visible);
+    }
+
+    #[test]
+    fn wide_and_combining_characters_are_one_character_each() {
+        let (screen, _) = screen_of("日本語 e\u{301}x".as_bytes());
+        let snap = screen.snapshot();
+        assert_eq!(snap.text, "日本語 e\u{301}x");
+        // Three wide characters take six columns.
+        assert_eq!(snap.cursor_col, 6 + 1 + 1 + 1);
+    }
+
+    #[test]
+    fn cursor_movement_and_erase() {
+        let (screen, _) = screen_of(b"hello world\x1b[1;7H\x1b[KWORLD\x1b[5;3Hx");
+        let snap = screen.snapshot();
+        assert_eq!(snap.lines[0], "hello WORLD");
+        assert_eq!(snap.lines[4], "  x");
+        assert_eq!((snap.cursor_row, snap.cursor_col), (4, 3));
+    }
+
+    #[test]
+    fn alternate_screen_and_hidden_cursor() {
+        let (mut screen, _) = screen_of(b"main\x1b[?1049h\x1b[?25lfull");
+        let snap = screen.snapshot();
+        assert!(snap.alt_screen);
+        assert!(!snap.cursor_visible);
+        assert_eq!(snap.text, "full");
+        let mut replies = Vec::new();
+        screen.process(b"\x1b[?1049l\x1b[?25h", &mut replies);
+        let snap = screen.snapshot();
+        assert!(!snap.alt_screen);
+        assert_eq!(snap.text, "main");
+    }
+
+    #[test]
+    fn answers_queries_in_order() {
+        let (_, replies) = screen_of(b"ab\x1b[5n\x1b[6n\x1b[c\x1b[>c\x1b[?6n\x1b[18t");
+        assert_eq!(
+            String::from_utf8(replies).unwrap(),
+            "\x1b[0n\x1b[1;3R\x1b[?1;2c\x1b[>0;276;0c\x1b[?1;3R\x1b[8;24;80t"
+        );
+    }
+
+    #[test]
+    fn answers_colour_queries_and_xtversion() {
+        let (_, replies) = screen_of(b"\x1b]11;?\x07\x1b[>q");
+        let replies = String::from_utf8(replies).unwrap();
+        assert!(replies.starts_with("\x1b]11;rgb:0000/0000/0000\x1b\\"), "{replies:?}");
+        assert!(replies.contains("\x1bP>|ptypilot("), "{replies:?}");
+    }
+
+    #[test]
+    fn tracks_synchronized_output_and_reports_support() {
+        let (mut screen, replies) = screen_of(b"\x1b[?2026$p\x1b[?2026h");
+        assert_eq!(replies, b"\x1b[?2026;2$y");
+        assert!(screen.synchronized());
+        let mut replies = Vec::new();
+        screen.process(b"frame\x1b[?2026l", &mut replies);
+        assert!(!screen.synchronized());
+    }
+
+    #[test]
+    fn modes_follow_the_program() {
+        let (mut screen, _) = screen_of(b"");
+        assert_eq!(screen.modes(), Modes::default());
+        let mut r = Vec::new();
+        screen.process(b"\x1b[?1h\x1b=\x1b[?2004h", &mut r);
+        let modes = screen.modes();
+        assert!(modes.application_cursor && modes.application_keypad && modes.bracketed_paste);
+        screen.process(b"\x1b[?1l\x1b>\x1b[?2004l", &mut r);
+        assert_eq!(screen.modes(), Modes::default());
+    }
+
+    #[test]
+    fn title_from_osc_0_and_2() {
+        let (mut screen, _) = screen_of(b"\x1b]0;first\x07");
+        assert_eq!(screen.snapshot().title, "first");
+        let mut r = Vec::new();
+        screen.process(b"\x1b]2;second\x1b\\", &mut r);
+        assert_eq!(screen.snapshot().title, "second");
+    }
+
+    #[test]
+    fn resize_keeps_content_and_reports_new_size() {
+        let (mut screen, _) = screen_of(b"hello\r\nworld");
+        screen.resize(10, 40);
+        let snap = screen.snapshot();
+        assert_eq!((snap.rows, snap.cols), (10, 40));
+        assert_eq!(snap.lines.len(), 10);
+        assert_eq!(snap.text, "hello\nworld");
+    }
+
+    #[test]
+    fn size_validation_names_the_value() {
+        assert_eq!(validate_size(80.0, 24.0).unwrap(), (80, 24));
+        let err = validate_size(0.0, 24.0).unwrap_err();
+        assert_eq!(err.message, "cols must be an integer between 2 and 1000, got 0");
+        let err = validate_size(80.0, 2.5).unwrap_err();
+        assert_eq!(err.message, "rows must be an integer between 2 and 500, got 2.5");
+        assert!(validate_size(1001.0, 24.0).is_err());
+        assert!(validate_size(f64::NAN, 24.0).is_err());
+    }
+}

@@ -1,0 +1,1291 @@
+//! A program running in a pseudo-terminal, and the session loop that serves it.
+//!
+//! [`Session::spawn`] opens a pty, starts the program as a session leader with
+//! the pty as its controlling terminal, and starts one thread
+//! (`ptypilot-session-<pid>`) that owns the master side until the program has
+//! exited and its output was drained. The thread:
+//!
+//! - reads the master in batches, decodes UTF-8 incrementally, appends to the
+//!   [`Transcript`], feeds the [`Screen`] (whose answers to terminal queries go
+//!   back to the program), and puts the text in the outbox for the listener;
+//! - writes queued input when the pty can take it (writes never block the
+//!   caller: a write that does not fit is queued);
+//! - reaps the child (pidfd on Linux) and then drains: the exit is published
+//!   only after every byte the program wrote was read — when the pty reports
+//!   end-of-file, which the kernel does only after all buffered output was
+//!   read. If a background process keeps the terminal open, the drain ends
+//!   after [`DRAIN_IDLE`] without output or at most [`DRAIN_MAX`] after the
+//!   exit;
+//! - runs timeouts and terminations (TERM to the process group and every
+//!   descendant, grace, then KILL).
+//!
+//! The listener ([`EventSink`]) is woken when the outbox turns non-empty and
+//! takes everything in it at once ([`Session::take_outbox`]), so output is
+//! coalesced into as few deliveries as the listener can keep up with. The exit
+//! travels through the same outbox, after the last output. If the listener
+//! falls behind by more than [`OUTBOX_HIGH_WATER`] bytes the loop stops
+//! reading, which makes the program wait, like a real terminal would.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use nix::sys::wait::{WaitPidFlag, WaitStatus};
+use nix::unistd::Pid as NixPid;
+use portable_pty::{CommandBuilder, MasterPty, PtySize};
+use tokio::sync::watch;
+
+use super::error::{Error, ErrorCode, Result};
+use super::process::{self, Pid, ProcRef};
+use super::screen::{Modes, Screen, Snapshot};
+use super::transcript::{ReadOptions, ReadResult, Stripper, Transcript};
+use super::utf8::Utf8Decoder;
+
+/// Grace between TERM and KILL when terminating.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
+/// After the program exited, the drain ends once no output came for this long
+/// (only when something else keeps the terminal open).
+pub const DRAIN_IDLE: Duration = Duration::from_millis(100);
+/// After the program exited, the drain ends at the latest after this long.
+pub const DRAIN_MAX: Duration = Duration::from_millis(2000);
+/// Undelivered output (bytes) beyond which the loop stops reading the pty.
+pub const OUTBOX_HIGH_WATER: usize = 4 << 20;
+/// Queued, unwritten input (bytes) beyond which `write` fails with `ERR_LIMIT`.
+pub const MAX_QUEUED_INPUT: usize = 64 << 20;
+/// Largest batch read before the batch is processed.
+const READ_BATCH: usize = 256 << 10;
+/// How often liveness of a terminated tree is re-checked.
+const TREE_POLL: Duration = Duration::from_millis(20);
+/// After KILL, how long to wait for the tree to disappear before giving up.
+const KILL_WAIT: Duration = Duration::from_millis(1000);
+/// Variables that describe the parent's terminal, not the one we create.
+pub const TERMINAL_IDENTITY_VARS: &[&str] = &[
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "WINDOW",
+    "WINDOWID",
+    "COLUMNS",
+    "LINES",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "TERM_SESSION_ID",
+    "COLORTERM",
+    "VTE_VERSION",
+    "ITERM_SESSION_ID",
+    "ITERM_PROFILE",
+    "KITTY_WINDOW_ID",
+    "KITTY_PID",
+    "WEZTERM_PANE",
+    "WEZTERM_EXECUTABLE",
+    "ALACRITTY_WINDOW_ID",
+    "ALACRITTY_SOCKET",
+    "KONSOLE_DBUS_SESSION",
+    "GNOME_TERMINAL_SCREEN",
+];
+/// PATH used when the environment has none (as `execvp` does).
+const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// How to start a program.
+#[derive(Debug, Clone)]
+pub struct SpawnOptions {
+    /// The program (looked up on PATH), or with `shell` a command line.
+    pub command: String,
+    /// Arguments; with `shell`, appended to the command line, quoted.
+    pub args: Vec<String>,
+    /// Run `command` through this shell with `-lc`.
+    pub shell: Option<String>,
+    /// Working directory; `None` is the current directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables set (`Some`) or removed (`None`) over the inherited environment.
+    pub env: Vec<(String, Option<String>)>,
+    /// The environment to inherit; `None` is this process's environment.
+    pub base_env: Option<Vec<(String, String)>>,
+    /// Start from the inherited environment (else from an empty one).
+    pub inherit_env: bool,
+    /// Width.
+    pub cols: u16,
+    /// Height.
+    pub rows: u16,
+    /// `TERM`; `None` keeps an explicit `env.TERM` or uses `xterm-256color`.
+    pub term: Option<String>,
+    /// Lines of scrollback in the screen model.
+    pub scrollback: usize,
+    /// Terminate after this long (`timed_out` in the exit).
+    pub timeout: Option<Duration>,
+    /// Transcript ring size in bytes.
+    pub transcript_limit: usize,
+    /// Keep the whole output, stripped, head and tail up to this many bytes.
+    pub capture_limit: Option<usize>,
+    /// Put output in the outbox for the listener (else only the exit).
+    pub stream_output: bool,
+}
+
+impl Default for SpawnOptions {
+    fn default() -> Self {
+        SpawnOptions {
+            command: String::new(),
+            args: Vec::new(),
+            shell: None,
+            cwd: None,
+            env: Vec::new(),
+            base_env: None,
+            inherit_env: true,
+            cols: 80,
+            rows: 24,
+            term: None,
+            scrollback: 1000,
+            timeout: None,
+            transcript_limit: super::transcript::DEFAULT_LIMIT,
+            capture_limit: None,
+            stream_output: true,
+        }
+    }
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Exit {
+    /// The exit code for a normal exit; `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal's name (`"SIGKILL"`) when killed by a signal.
+    pub signal: Option<String>,
+    /// Ended by the session's timeout.
+    pub timed_out: bool,
+    /// Ended by `kill()`, `terminate()` or an abort.
+    pub cancelled: bool,
+}
+
+/// Receives the wake-up when there is output or an exit to take.
+pub trait EventSink: Send + Sync {
+    /// The outbox turned non-empty; call [`Session::take_outbox`] soon.
+    fn wake(&self);
+}
+
+/// Output and exit waiting for the listener, in order: all of `data` comes
+/// before `exit`.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Output text not yet delivered.
+    pub data: String,
+    /// The exit, once every byte of output is in `data` (or was delivered).
+    pub exit: Option<Exit>,
+}
+
+#[derive(Debug)]
+enum Command {
+    Signal(Signal),
+    /// Cancel: TERM, `grace`, KILL.
+    Terminate { grace: Duration },
+}
+
+/// What the session thread and its callers share.
+struct Shared {
+    inner: Mutex<Inner>,
+    /// Bumped after each processed batch and at the exit; async waiters watch it.
+    changed: watch::Sender<u64>,
+    waker: Waker,
+}
+
+struct Inner {
+    screen: Screen,
+    transcript: Transcript,
+    /// Output bytes processed so far.
+    seq: u64,
+    last_output: Instant,
+    outbox: Outbox,
+    sink: Option<Arc<dyn EventSink>>,
+    /// Output goes to the listener (not only the exit).
+    sink_output: bool,
+    /// The listener was woken and has not taken the outbox yet.
+    wake_pending: bool,
+    /// The loop stopped reading because the outbox is full.
+    paused: bool,
+    /// The master, while the session thread holds it open.
+    master_fd: Option<RawFd>,
+    /// Input that did not fit into the pty yet.
+    queue: VecDeque<u8>,
+    commands: Vec<Command>,
+    exit: Option<Exit>,
+    capture: Option<Capture>,
+}
+
+/// A running (or finished) program in a pseudo-terminal.
+///
+/// Cheap to clone: clones share the session.
+#[derive(Clone)]
+pub struct Session {
+    shared: Arc<Shared>,
+    pid: Pid,
+}
+
+impl Session {
+    /// Starts `opts.command` in a new pseudo-terminal.
+    ///
+    /// Fails with `ERR_SPAWN` (errno and path set) when the program or the
+    /// working directory cannot be used, and `ERR_INVALID_ARG` for bad options.
+    pub fn spawn(opts: SpawnOptions, sink: Option<Arc<dyn EventSink>>) -> Result<Session> {
+        let prepared = prepare(&opts)?;
+        let pty = portable_pty::native_pty_system();
+        let pair = pty
+            .openpty(PtySize { rows: opts.rows, cols: opts.cols, pixel_width: 0, pixel_height: 0 })
+            .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
+        let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
+        builder.env_clear();
+        for (k, v) in &prepared.env {
+            builder.env(k, v);
+        }
+        builder.cwd(&prepared.cwd);
+        let child = pair.slave.spawn_command(builder).map_err(|e| {
+            let path = prepared.program.display().to_string();
+            match e.downcast_ref::<std::io::Error>() {
+                Some(io) => Error::spawn("spawn", path, io),
+                None => Error {
+                    code: ErrorCode::Spawn,
+                    message: format!("spawn {path}: {e}"),
+                    errno: None,
+                    path: Some(path),
+                },
+            }
+        })?;
+        // The child has its own copy; ours must go so that end-of-file is seen
+        // when the program and its descendants close the terminal.
+        drop(pair.slave);
+        let pid = child.process_id().map(|p| p as Pid).ok_or_else(|| {
+            Error::new(ErrorCode::Internal, "the spawned program has no process id")
+        })?;
+        let master = pair.master;
+        let master_fd = master
+            .as_raw_fd()
+            .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty master has no descriptor"))?;
+        set_nonblocking(master_fd).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pty", &e))?;
+        let exit_watch = ExitWatch::new(pid).map_err(|e| Error::io("watch for exit", &e))?;
+        let waker = Waker::new().map_err(|e| Error::io("create wake descriptor", &e))?;
+        let now = Instant::now();
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                screen: Screen::new(opts.rows, opts.cols, opts.scrollback),
+                transcript: Transcript::new(opts.transcript_limit),
+                seq: 0,
+                last_output: now,
+                outbox: Outbox::default(),
+                sink_output: sink.is_some() && opts.stream_output,
+                sink,
+                wake_pending: false,
+                paused: false,
+                master_fd: Some(master_fd),
+                queue: VecDeque::new(),
+                commands: Vec::new(),
+                exit: None,
+                capture: opts.capture_limit.map(Capture::new),
+            }),
+            changed: watch::channel(0).0,
+            waker,
+        });
+        let session_loop = Loop {
+            shared: shared.clone(),
+            master,
+            _child: child,
+            master_fd,
+            pid,
+            exit_watch,
+            decoder: Utf8Decoder::default(),
+            deadline: opts.timeout.map(|t| now + t),
+            status: None,
+            eof: false,
+            exited_at: None,
+            last_read: now,
+            termination: None,
+            batch: Vec::new(),
+            replies: Vec::new(),
+        };
+        std::thread::Builder::new()
+            .name(format!("ptypilot-session-{pid}"))
+            .stack_size(256 << 10)
+            .spawn(move || session_loop.run())
+            .map_err(|e| Error::io("start the session thread", &e))?;
+        Ok(Session { shared, pid })
+    }
+
+    /// The program's process id.
+    pub fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// True until the exit was published (the program exited and its output
+    /// was drained).
+    pub fn running(&self) -> bool {
+        self.lock().exit.is_none()
+    }
+
+    /// How the session ended, once it has.
+    pub fn exit(&self) -> Option<Exit> {
+        self.lock().exit.clone()
+    }
+
+    /// Sends input to the program. Never blocks: what the pty cannot take now
+    /// is queued and written by the session thread.
+    pub fn write(&self, data: &[u8]) -> Result<()> {
+        let mut inner = self.lock();
+        let Some(fd) = inner.master_fd else {
+            return Err(not_running("write to"));
+        };
+        if inner.exit.is_some() {
+            return Err(not_running("write to"));
+        }
+        let mut rest = data;
+        if inner.queue.is_empty() {
+            let n = write_some(fd, rest);
+            rest = &rest[n..];
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        if inner.queue.len() + rest.len() > MAX_QUEUED_INPUT {
+            return Err(Error::new(
+                ErrorCode::Limit,
+                format!(
+                    "write queue full: {} bytes are waiting for the program to read them (limit {MAX_QUEUED_INPUT})",
+                    inner.queue.len()
+                ),
+            ));
+        }
+        let was_empty = inner.queue.is_empty();
+        inner.queue.extend(rest);
+        drop(inner);
+        if was_empty {
+            self.shared.waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Resizes the terminal (the program gets SIGWINCH) and the screen model.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        let mut inner = self.lock();
+        let Some(fd) = inner.master_fd.filter(|_| inner.exit.is_none()) else {
+            return Err(not_running("resize"));
+        };
+        set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
+        inner.screen.resize(rows, cols);
+        Ok(())
+    }
+
+    /// Sends `signal` to the program (only the program's own process).
+    pub fn signal(&self, signal: Signal) -> Result<()> {
+        self.command(Command::Signal(signal))
+    }
+
+    /// Kills the program and every descendant now (SIGKILL); the exit reports
+    /// `cancelled`.
+    pub fn kill(&self) -> Result<()> {
+        self.command(Command::Terminate { grace: Duration::ZERO })
+    }
+
+    /// TERM to the program's process group and every descendant, then KILL
+    /// whatever is left after `grace`. The exit reports `cancelled`.
+    pub fn terminate(&self, grace: Duration) -> Result<()> {
+        self.command(Command::Terminate { grace })
+    }
+
+    fn command(&self, command: Command) -> Result<()> {
+        let mut inner = self.lock();
+        if inner.exit.is_some() {
+            return Err(not_running("signal"));
+        }
+        inner.commands.push(command);
+        drop(inner);
+        self.shared.waker.wake();
+        Ok(())
+    }
+
+    /// A picture of the screen now and the output position it reflects.
+    pub fn snapshot(&self) -> (Snapshot, u64) {
+        let inner = self.lock();
+        (inner.screen.snapshot(), inner.seq)
+    }
+
+    /// The visible text only (cheaper than a snapshot).
+    pub fn screen_text(&self) -> String {
+        self.lock().screen.text()
+    }
+
+    /// The input modes the program turned on (cursor keys, paste).
+    pub fn modes(&self) -> Modes {
+        self.lock().screen.modes()
+    }
+
+    /// Output bytes processed so far.
+    pub fn seq(&self) -> u64 {
+        self.lock().seq
+    }
+
+    /// Reads the transcript (see [`Transcript::read`]).
+    pub fn read(&self, opts: &ReadOptions) -> Result<ReadResult> {
+        self.lock().transcript.read(opts)
+    }
+
+    /// The captured output (head and tail) and whether some was left out.
+    pub fn captured(&self) -> Option<(String, bool)> {
+        self.lock().capture.as_ref().map(Capture::text)
+    }
+
+    /// Takes all undelivered output and, after it, the exit if it happened.
+    ///
+    /// Call it on [`EventSink::wake`]. If the loop paused reading because the
+    /// outbox was full, this resumes it.
+    pub fn take_outbox(&self) -> Outbox {
+        let mut inner = self.lock();
+        inner.wake_pending = false;
+        let out = std::mem::take(&mut inner.outbox);
+        let resume = std::mem::take(&mut inner.paused);
+        drop(inner);
+        if resume {
+            self.shared.waker.wake();
+        }
+        out
+    }
+
+    /// Stops delivering output to the listener (the transcript and screen
+    /// still follow the program). The exit is still delivered.
+    pub fn detach_output(&self) {
+        let mut inner = self.lock();
+        inner.outbox.data = String::new();
+        let resume = std::mem::take(&mut inner.paused);
+        inner.sink_output = false;
+        drop(inner);
+        if resume {
+            self.shared.waker.wake();
+        }
+    }
+
+    /// A receiver that sees a new value after every processed batch of output
+    /// and at the exit.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.shared.changed.subscribe()
+    }
+
+    /// Waits for the exit.
+    pub async fn wait_exit(&self) -> Exit {
+        let mut rx = self.subscribe();
+        loop {
+            rx.borrow_and_update();
+            if let Some(exit) = self.exit() {
+                return exit;
+            }
+            if rx.changed().await.is_err() {
+                // The loop is gone; it always publishes the exit before that.
+                return self.exit().unwrap_or_default();
+            }
+        }
+    }
+
+    /// Waits until no output came for `quiet` and no synchronized-output block
+    /// is open, or the session ended. Returns `false` when `timeout` passed
+    /// first.
+    pub async fn wait_settle(&self, quiet: Duration, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = self.subscribe();
+        loop {
+            rx.borrow_and_update();
+            let (ended, last, synchronized) = {
+                let inner = self.lock();
+                (inner.exit.is_some(), inner.last_output, inner.screen.synchronized())
+            };
+            if ended {
+                return true;
+            }
+            let quiet_until = tokio::time::Instant::from_std(last + quiet);
+            let now = tokio::time::Instant::now();
+            if now >= quiet_until && !synchronized {
+                return true;
+            }
+            if now >= deadline {
+                return false;
+            }
+            let wake_at = if synchronized { deadline } else { quiet_until.min(deadline) };
+            tokio::select! {
+                changed = rx.changed() => {
+                    if changed.is_err() {
+                        return true;
+                    }
+                }
+                _ = tokio::time::sleep_until(wake_at) => {}
+            }
+        }
+    }
+
+    /// Waits until output beyond `seq` was processed, or the session ended,
+    /// or `timeout` passed. Returns the new `seq`.
+    pub async fn wait_output(&self, seq: u64, timeout: Duration) -> u64 {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = self.subscribe();
+        loop {
+            rx.borrow_and_update();
+            let (now_seq, ended) = {
+                let inner = self.lock();
+                (inner.seq, inner.exit.is_some())
+            };
+            if now_seq > seq || ended {
+                return now_seq;
+            }
+            tokio::select! {
+                changed = rx.changed() => {
+                    if changed.is_err() {
+                        return now_seq;
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => return now_seq,
+            }
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.shared.lock()
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves consistent-enough state (plain
+        // buffers); keep serving rather than poisoning every later call.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn not_running(what: &str) -> Error {
+    Error::not_running(format!("cannot {what} the session: the program has exited"))
+}
+
+/// Everything `spawn` needs, resolved and checked.
+struct Prepared {
+    program: PathBuf,
+    argv: Vec<OsString>,
+    env: Vec<(String, String)>,
+    cwd: PathBuf,
+}
+
+fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
+    if opts.command.is_empty() {
+        return Err(Error::invalid_arg("command must be a non-empty string"));
+    }
+    if opts.command.contains('\0') || opts.args.iter().any(|a| a.contains('\0')) {
+        return Err(Error::invalid_arg("command and args must not contain NUL characters"));
+    }
+    let cwd = resolve_cwd(opts.cwd.as_deref())?;
+    let env = build_env(opts);
+    let path_env = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+    let (program_name, args) = match &opts.shell {
+        Some(shell) => {
+            let mut line = opts.command.clone();
+            for arg in &opts.args {
+                line.push(' ');
+                line.push_str(&shell_quote(arg));
+            }
+            (shell.clone(), vec!["-lc".to_owned(), line])
+        }
+        None => (opts.command.clone(), opts.args.clone()),
+    };
+    let program = resolve_program(&program_name, path_env, &cwd)?;
+    // portable-pty looks the program up again with the same PATH; give it the
+    // name the user typed (argv[0]) when that lookup is well defined.
+    let argv0 = if program_name.contains('/') || path_env.is_none() {
+        program.clone().into_os_string()
+    } else {
+        OsString::from(&program_name)
+    };
+    let mut argv = vec![argv0];
+    argv.extend(args.into_iter().map(OsString::from));
+    Ok(Prepared { program, argv, env, cwd })
+}
+
+/// The working directory, checked: it must exist and be a directory.
+fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf> {
+    let here = std::env::current_dir().map_err(|e| Error::spawn("chdir", ".", &e))?;
+    let Some(cwd) = cwd else {
+        return Ok(here);
+    };
+    let full = here.join(cwd);
+    match std::fs::metadata(&full) {
+        Ok(meta) if meta.is_dir() => Ok(full),
+        Ok(_) => Err(Error::spawn(
+            "chdir",
+            full.display().to_string(),
+            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+        )),
+        Err(e) => Err(Error::spawn("chdir", full.display().to_string(), &e)),
+    }
+}
+
+/// The child's environment: the inherited one minus the parent's terminal
+/// identity, then the caller's overrides, then `TERM`.
+fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = Vec::new();
+    if opts.inherit_env {
+        let base: Vec<(String, String)> = match &opts.base_env {
+            Some(base) => base.clone(),
+            None => std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        };
+        env.extend(base.into_iter().filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())));
+    }
+    let mut explicit_term = false;
+    for (key, value) in &opts.env {
+        env.retain(|(k, _)| k != key);
+        if let Some(value) = value {
+            explicit_term |= key == "TERM";
+            env.push((key.clone(), value.clone()));
+        }
+    }
+    if opts.term.is_some() || !explicit_term {
+        let term = opts.term.clone().unwrap_or_else(|| "xterm-256color".to_owned());
+        env.retain(|(k, _)| k != "TERM");
+        env.push(("TERM".to_owned(), term));
+    }
+    env
+}
+
+/// Finds the program the way `execvp` would, reporting why it cannot run.
+pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Result<PathBuf> {
+    use nix::unistd::{AccessFlags, access};
+    let check = |candidate: &Path| -> std::result::Result<(), std::io::Error> {
+        let meta = std::fs::metadata(candidate)?;
+        if meta.is_dir() {
+            return Err(std::io::Error::from_raw_os_error(libc::EACCES));
+        }
+        access(candidate, AccessFlags::X_OK).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+    };
+    if program.contains('/') {
+        let candidate = cwd.join(program);
+        return match check(&candidate) {
+            Ok(()) => Ok(candidate),
+            Err(e) => Err(Error::spawn("spawn", program, &e)),
+        };
+    }
+    let mut denied: Option<(PathBuf, std::io::Error)> = None;
+    for dir in path_env.unwrap_or(DEFAULT_PATH).split(':') {
+        let dir = if dir.is_empty() { Path::new(".") } else { Path::new(dir) };
+        let candidate = cwd.join(dir).join(program);
+        match check(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {}
+            Err(e) => {
+                denied.get_or_insert((candidate, e));
+            }
+        }
+    }
+    Err(match denied {
+        Some((path, e)) => Error::spawn("spawn", path.display().to_string(), &e),
+        None => Error::spawn(
+            "spawn",
+            program,
+            &std::io::Error::from_raw_os_error(libc::ENOENT),
+        ),
+    })
+}
+
+/// Quotes `arg` for a POSIX shell command line.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        return arg.to_owned();
+    }
+    format!("'{}'", arg.replace('\'', "'\\''"))
+}
+
+/// Output kept for a one-shot run: stripped text, the head and the tail.
+#[derive(Debug)]
+struct Capture {
+    stripper: Stripper,
+    limit: usize,
+    head: String,
+    tail: VecDeque<u8>,
+    omitted: u64,
+    scratch: String,
+}
+
+impl Capture {
+    fn new(limit: usize) -> Self {
+        Capture {
+            stripper: Stripper::default(),
+            limit,
+            head: String::new(),
+            tail: VecDeque::new(),
+            omitted: 0,
+            scratch: String::new(),
+        }
+    }
+
+    fn push(&mut self, text: &str) {
+        let mut out = std::mem::take(&mut self.scratch);
+        self.stripper.feed(text, &mut out);
+        self.keep(&out);
+        out.clear();
+        self.scratch = out;
+    }
+
+    fn finish(&mut self) {
+        let mut out = String::new();
+        self.stripper.flush_line(&mut out);
+        self.keep(&out);
+    }
+
+    fn keep(&mut self, mut text: &str) {
+        let head_limit = self.limit / 2;
+        if self.head.len() < head_limit {
+            let mut take = (head_limit - self.head.len()).min(text.len());
+            while !text.is_char_boundary(take) {
+                take -= 1;
+            }
+            self.head.push_str(&text[..take]);
+            text = &text[take..];
+        }
+        let tail_limit = self.limit - head_limit;
+        self.tail.extend(text.as_bytes());
+        let overflow = self.tail.len().saturating_sub(tail_limit);
+        if overflow > 0 {
+            self.tail.drain(..overflow);
+            self.omitted += overflow as u64;
+        }
+    }
+
+    fn text(&self) -> (String, bool) {
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let lead = tail.iter().take(3).take_while(|&&b| (0x80..0xc0).contains(&b)).count();
+        let tail = String::from_utf8_lossy(&tail[lead..]);
+        if self.omitted == 0 {
+            return (format!("{}{}", self.head, tail), false);
+        }
+        let omitted = self.omitted + lead as u64;
+        (format!("{}\n[... {omitted} bytes of output omitted ...]\n{}", self.head, tail), true)
+    }
+}
+
+/// The loop's record of a termination in progress.
+struct Termination {
+    /// Every process seen in the tree so far.
+    targets: Vec<ProcRef>,
+    /// When KILL is sent (if anything is still alive).
+    kill_at: Instant,
+    killed: bool,
+    /// After KILL: when to stop waiting for the tree.
+    give_up_at: Option<Instant>,
+}
+
+/// The session thread's state.
+struct Loop {
+    shared: Arc<Shared>,
+    /// Owns the master descriptor; dropped (closed) when the loop ends.
+    master: Box<dyn MasterPty + Send>,
+    /// Kept so portable-pty's handle lives as long as the session; the loop
+    /// reaps the child itself (to see the signal that killed it).
+    _child: Box<dyn portable_pty::Child + Send + Sync>,
+    master_fd: RawFd,
+    pid: Pid,
+    exit_watch: ExitWatch,
+    decoder: Utf8Decoder,
+    deadline: Option<Instant>,
+    status: Option<Exit>,
+    eof: bool,
+    exited_at: Option<Instant>,
+    last_read: Instant,
+    termination: Option<Termination>,
+    batch: Vec<u8>,
+    replies: Vec<u8>,
+}
+
+impl Loop {
+    /// Runs until the program exited and its output was drained (and, after a
+    /// termination, its process tree is gone), then publishes the exit.
+    fn run(mut self) {
+        let mut exit_flags = Exit::default();
+        loop {
+            let now = Instant::now();
+            if let Some(deadline) = self.deadline
+                && now >= deadline
+            {
+                self.deadline = None;
+                exit_flags.timed_out = true;
+                self.start_termination(DEFAULT_GRACE);
+            }
+            let commands = std::mem::take(&mut self.shared.lock().commands);
+            for command in commands {
+                match command {
+                    Command::Signal(sig) => {
+                        if self.status.is_none() {
+                            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), sig);
+                        }
+                    }
+                    Command::Terminate { grace } => {
+                        exit_flags.cancelled = true;
+                        self.start_termination(grace);
+                    }
+                }
+            }
+            self.advance_termination(now);
+            if self.finished(now) {
+                break;
+            }
+            self.poll_once(now);
+        }
+        self.publish_exit(exit_flags);
+    }
+
+    fn finished(&self, now: Instant) -> bool {
+        let Some(exited_at) = self.exited_at else {
+            return false;
+        };
+        if let Some(t) = &self.termination
+            && t.targets.iter().any(ProcRef::alive)
+            && t.give_up_at.is_none_or(|g| now < g)
+        {
+            return false;
+        }
+        if self.eof {
+            return true;
+        }
+        if self.shared.lock().paused {
+            // The listener is behind; the drain clock stops until it catches up.
+            return false;
+        }
+        let idle_since = self.last_read.max(exited_at);
+        now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
+    }
+
+    fn poll_once(&mut self, now: Instant) {
+        let (want_read, want_write) = {
+            let inner = self.shared.lock();
+            (!self.eof && !inner.paused, !self.eof && !inner.queue.is_empty())
+        };
+        let mut fds = Vec::with_capacity(3);
+        fds.push(libc::pollfd { fd: self.shared.waker.fd(), events: libc::POLLIN, revents: 0 });
+        let master_idx = if want_read || want_write {
+            let mut events = 0;
+            if want_read {
+                events |= libc::POLLIN;
+            }
+            if want_write {
+                events |= libc::POLLOUT;
+            }
+            fds.push(libc::pollfd { fd: self.master_fd, events, revents: 0 });
+            Some(fds.len() - 1)
+        } else {
+            None
+        };
+        let exit_idx = match (&self.exit_watch, self.status.is_none()) {
+            (ExitWatch::PidFd(fd), true) => {
+                fds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                Some(fds.len() - 1)
+            }
+            _ => None,
+        };
+        let timeout = self.next_timeout(now);
+        let timeout_ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
+        // SAFETY: `fds` is a valid array of initialised pollfd structs.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if n < 0 {
+            return; // EINTR: go round again.
+        }
+        if fds[0].revents != 0 {
+            self.shared.waker.drain();
+        }
+        if let Some(i) = master_idx {
+            let revents = fds[i].revents;
+            if revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 && want_read {
+                self.read_batch();
+            }
+            if revents & libc::POLLOUT != 0 {
+                self.flush_queue();
+            }
+        }
+        let exited = match exit_idx {
+            Some(i) => fds[i].revents != 0,
+            None => matches!(self.exit_watch, ExitWatch::Thread(_)),
+        };
+        if exited && self.status.is_none() {
+            self.reap();
+        }
+    }
+
+    fn next_timeout(&self, now: Instant) -> Option<Duration> {
+        let mut next: Option<Instant> = self.deadline;
+        let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some(exited_at) = self.exited_at
+            && !self.eof
+        {
+            consider(self.last_read.max(exited_at) + DRAIN_IDLE);
+            consider(exited_at + DRAIN_MAX);
+        }
+        if let Some(t) = &self.termination {
+            if !t.killed {
+                consider(t.kill_at);
+            }
+            consider(now + TREE_POLL);
+        }
+        if let ExitWatch::Thread(_) = self.exit_watch
+            && self.status.is_none()
+        {
+            consider(now + TREE_POLL);
+        }
+        next.map(|t| t.saturating_duration_since(now))
+    }
+
+    /// Reads until the pty has nothing more right now (or a batch is full),
+    /// then processes the batch under one lock.
+    fn read_batch(&mut self) {
+        let mut buf = [0u8; 16 << 10];
+        self.batch.clear();
+        while self.batch.len() < READ_BATCH {
+            // SAFETY: `buf` is valid for writes of its length.
+            let n = unsafe { libc::read(self.master_fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n > 0 {
+                self.batch.extend_from_slice(&buf[..n as usize]);
+                continue;
+            }
+            if n == 0 {
+                self.eof = true;
+                break;
+            }
+            let err = std::io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => break,
+                // EIO: every holder of the terminal closed it, and everything
+                // they wrote has been read.
+                _ => {
+                    self.eof = true;
+                    break;
+                }
+            }
+        }
+        if !self.batch.is_empty() {
+            self.last_read = Instant::now();
+            self.process_batch();
+        }
+        if self.batch.capacity() > 4 * READ_BATCH {
+            self.batch = Vec::new();
+        }
+    }
+
+    fn process_batch(&mut self) {
+        let mut text = String::with_capacity(self.batch.len());
+        self.decoder.decode(&self.batch, &mut text);
+        let (wake, sink) = {
+            let mut inner = self.shared.lock();
+            let inner = &mut *inner;
+            inner.screen.process(&self.batch, &mut self.replies);
+            inner.transcript.push(&text);
+            if let Some(capture) = &mut inner.capture {
+                capture.push(&text);
+            }
+            inner.seq += self.batch.len() as u64;
+            inner.last_output = Instant::now();
+            let mut wake = false;
+            if inner.sink.is_some() && inner.sink_output && !text.is_empty() {
+                if inner.outbox.data.is_empty() {
+                    inner.outbox.data = text;
+                } else {
+                    inner.outbox.data.push_str(&text);
+                }
+                if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
+                    inner.paused = true;
+                }
+                wake = !std::mem::replace(&mut inner.wake_pending, true);
+            }
+            if !self.replies.is_empty() {
+                // Answers to terminal queries go to the program right away,
+                // ahead of queued input only if nothing is queued.
+                let replies = std::mem::take(&mut self.replies);
+                if inner.queue.is_empty() {
+                    let n = write_some(self.master_fd, &replies);
+                    inner.queue.extend(&replies[n..]);
+                } else {
+                    inner.queue.extend(&replies);
+                }
+            }
+            (wake, inner.sink.clone())
+        };
+        if wake && let Some(sink) = sink {
+            sink.wake();
+        }
+        self.shared.changed.send_modify(|g| *g += 1);
+    }
+
+    fn flush_queue(&mut self) {
+        let mut inner = self.shared.lock();
+        while !inner.queue.is_empty() {
+            let (front, _) = inner.queue.as_slices();
+            let n = write_some(self.master_fd, front);
+            if n == 0 {
+                break;
+            }
+            inner.queue.drain(..n);
+        }
+    }
+
+    /// Collects the exit status of the child (it has exited).
+    fn reap(&mut self) {
+        let status = match &self.exit_watch {
+            ExitWatch::PidFd(_) => {
+                match nix::sys::wait::waitpid(NixPid::from_raw(self.pid), Some(WaitPidFlag::WNOHANG)) {
+                    Ok(WaitStatus::StillAlive) => return,
+                    Ok(status) => Some(status),
+                    Err(_) => None,
+                }
+            }
+            ExitWatch::Thread(slot) => match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                Some(status) => Some(status),
+                None => return,
+            },
+        };
+        let exit = match status {
+            Some(WaitStatus::Exited(_, code)) => Exit { exit_code: Some(code), ..Exit::default() },
+            Some(WaitStatus::Signaled(_, sig, _)) => {
+                Exit { signal: Some(sig.as_str().to_owned()), ..Exit::default() }
+            }
+            // Reaped by someone else, or a status we do not expect: the
+            // process is gone without a known code.
+            _ => Exit::default(),
+        };
+        self.status = Some(exit);
+        self.exited_at = Some(Instant::now());
+    }
+
+    fn start_termination(&mut self, grace: Duration) {
+        let now = Instant::now();
+        let targets = self.collect_targets(&[]);
+        match &mut self.termination {
+            Some(t) => {
+                // A second request can only shorten the grace.
+                t.kill_at = t.kill_at.min(now + grace);
+                merge(&mut t.targets, targets);
+            }
+            None => {
+                for target in &targets {
+                    target.signal(Signal::SIGTERM);
+                }
+                if self.status.is_none() {
+                    let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
+                }
+                self.termination =
+                    Some(Termination { targets, kill_at: now + grace, killed: false, give_up_at: None });
+            }
+        }
+        self.advance_termination(now);
+    }
+
+    /// The program's process group and every descendant of the program and of
+    /// the processes already known.
+    fn collect_targets(&self, known: &[ProcRef]) -> Vec<ProcRef> {
+        let mut roots: Vec<Pid> = known.iter().filter(|p| p.alive()).map(|p| p.pid).collect();
+        if self.status.is_none() {
+            roots.push(self.pid);
+        }
+        // The program is a session leader, so its pid is its process group.
+        process::tree(&roots, &[self.pid])
+    }
+
+    fn advance_termination(&mut self, now: Instant) {
+        let Some(t) = &self.termination else {
+            return;
+        };
+        if t.killed {
+            return;
+        }
+        let program_done = self.status.is_some();
+        let all_gone = program_done && !t.targets.iter().any(ProcRef::alive);
+        if all_gone {
+            return;
+        }
+        if now < t.kill_at {
+            return;
+        }
+        let known = t.targets.clone();
+        let fresh = self.collect_targets(&known);
+        let t = self.termination.as_mut().expect("checked above");
+        merge(&mut t.targets, fresh);
+        for target in &t.targets {
+            target.signal(Signal::SIGKILL);
+        }
+        if self.status.is_none() {
+            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
+        }
+        t.killed = true;
+        t.give_up_at = Some(now + KILL_WAIT);
+    }
+
+    fn publish_exit(mut self, flags: Exit) {
+        let mut tail = String::new();
+        self.decoder.finish(&mut tail);
+        let mut exit = self.status.take().unwrap_or_default();
+        exit.timed_out = flags.timed_out;
+        exit.cancelled = flags.cancelled && !flags.timed_out;
+        let (sink, ()) = {
+            let mut inner = self.shared.lock();
+            if !tail.is_empty() {
+                inner.transcript.push(&tail);
+                if inner.sink_output {
+                    inner.outbox.data.push_str(&tail);
+                }
+            }
+            if let Some(capture) = &mut inner.capture {
+                if !tail.is_empty() {
+                    capture.push(&tail);
+                }
+                capture.finish();
+            }
+            inner.master_fd = None;
+            inner.queue = VecDeque::new();
+            inner.commands.clear();
+            inner.exit = Some(exit.clone());
+            inner.outbox.exit = Some(exit);
+            inner.paused = false;
+            let wake = !std::mem::replace(&mut inner.wake_pending, true);
+            // The listener gets this last wake-up (unless one is pending) and
+            // is then released.
+            (inner.sink.take().filter(|_| wake), ())
+        };
+        // Close the master before telling anyone, so a caller that sees the
+        // exit never sees the descriptor still open.
+        drop(self.master);
+        if let Some(sink) = sink {
+            sink.wake();
+        }
+        self.shared.changed.send_modify(|g| *g += 1);
+    }
+}
+
+fn merge(into: &mut Vec<ProcRef>, more: Vec<ProcRef>) {
+    for p in more {
+        if !into.contains(&p) {
+            into.push(p);
+        }
+    }
+}
+
+/// Writes as much of `data` as the non-blocking descriptor takes now.
+fn write_some(fd: RawFd, data: &[u8]) -> usize {
+    let mut done = 0;
+    while done < data.len() {
+        // SAFETY: the slice is valid for reads of its length.
+        let n = unsafe { libc::write(fd, data[done..].as_ptr().cast(), data.len() - done) };
+        if n > 0 {
+            done += n as usize;
+            continue;
+        }
+        let err = std::io::Error::last_os_error();
+        if n < 0 && err.raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        break;
+    }
+    done
+}
+
+fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: plain fcntl calls on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn set_winsize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
+    let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCSWINSZ reads a winsize struct we own.
+    if unsafe { libc::ioctl(fd, libc::TIOCSWINSZ as _, &size as *const libc::winsize) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// How the loop learns that the child exited.
+enum ExitWatch {
+    /// Linux: a pidfd turns readable when the process exits.
+    PidFd(OwnedFd),
+    /// Elsewhere: a thread blocks in `waitpid` and leaves the status here.
+    Thread(Arc<Mutex<Option<WaitStatus>>>),
+}
+
+impl ExitWatch {
+    fn new(pid: Pid) -> std::io::Result<ExitWatch> {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: pidfd_open takes a pid and flags and returns a new fd.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+            if fd >= 0 {
+                // SAFETY: the kernel just gave us this descriptor.
+                return Ok(ExitWatch::PidFd(unsafe { OwnedFd::from_raw_fd(fd as RawFd) }));
+            }
+        }
+        let slot = Arc::new(Mutex::new(None));
+        let out = slot.clone();
+        std::thread::Builder::new()
+            .name(format!("ptypilot-reaper-{pid}"))
+            .stack_size(64 << 10)
+            .spawn(move || {
+                let status = nix::sys::wait::waitpid(NixPid::from_raw(pid), None).ok();
+                *out.lock().unwrap_or_else(|e| e.into_inner()) = status;
+            })?;
+        Ok(ExitWatch::Thread(slot))
+    }
+}
+
+/// Wakes the session thread out of `poll`.
+struct Waker {
+    read: OwnedFd,
+    /// The write end (a pipe elsewhere; Linux uses one eventfd for both).
+    write: Option<OwnedFd>,
+}
+
+impl Waker {
+    fn new() -> std::io::Result<Waker> {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: eventfd returns a new descriptor or -1.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: the kernel just gave us this descriptor.
+            Ok(Waker { read: unsafe { OwnedFd::from_raw_fd(fd) }, write: None })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let (read, write) = nix::unistd::pipe().map_err(std::io::Error::from)?;
+            for fd in [&read, &write] {
+                set_nonblocking(fd.as_raw_fd())?;
+                // SAFETY: sets FD_CLOEXEC on a descriptor we own.
+                unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+            }
+            Ok(Waker { read, write: Some(write) })
+        }
+    }
+
+    fn fd(&self) -> RawFd {
+        self.read.as_raw_fd()
+    }
+
+    fn wake(&self) {
+        let fd = self.write.as_ref().unwrap_or(&self.read).as_raw_fd();
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a local; a full pipe/counter already
+        // means "awake", so the result does not matter.
+        unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+    }
+
+    fn drain(&self) {
+        let mut buf = [0u8; 64];
+        // SAFETY: reads into a local buffer until the descriptor is empty.
+        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    }
+}

@@ -1,0 +1,6 @@
+//! ptypilot: drive interactive terminal programs from Node.js.
+//!
+//! `core` is the engine (no Node-API); the other modules are the bindings,
+//! one file per JS class.
+
+pub mod core;
