@@ -1,6 +1,10 @@
 //! ptypilot: drive interactive terminal programs from Node.js.
 //!
 //! `core` is the engine (no Node-API); the other modules are the bindings,
-//! one file per JS class.
+//! one file per JS class, plus `error` (coded JS errors) and `cancel`
+//! (AbortSignal bridge).
 
 pub mod core;
+
+mod cancel;
+mod error;
