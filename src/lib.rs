@@ -8,3 +8,5 @@ pub mod core;
 
 mod cancel;
 mod error;
+mod options;
+mod pty_session;

@@ -39,7 +39,10 @@ impl ProcInfo {
 
     /// The identity of this process.
     pub fn as_ref(&self) -> ProcRef {
-        ProcRef { pid: self.pid, start_time: self.start_time }
+        ProcRef {
+            pid: self.pid,
+            start_time: self.start_time,
+        }
     }
 }
 
@@ -159,7 +162,7 @@ pub fn collect_tree(table: &[ProcInfo], roots: &[Pid], groups: &[Pid]) -> Vec<Pr
             stack.push((depth + 1, child));
         }
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, p)| p.as_ref()).collect()
 }
 
@@ -171,10 +174,17 @@ pub fn parse_signal(name: &str) -> Result<Signal> {
             .map_err(|_| Error::invalid_arg(format!("unknown signal number {n}")));
     }
     let upper = trimmed.to_ascii_uppercase();
-    let full = if upper.starts_with("SIG") { upper } else { format!("SIG{upper}") };
+    let full = if upper.starts_with("SIG") {
+        upper
+    } else {
+        format!("SIG{upper}")
+    };
     full.parse::<Signal>().map_err(|_| {
         let known: Vec<&str> = Signal::iterator().map(|s| s.as_str()).collect();
-        Error::invalid_arg(format!("unknown signal {name:?}; expected one of {}", known.join(", ")))
+        Error::invalid_arg(format!(
+            "unknown signal {name:?}; expected one of {}",
+            known.join(", ")
+        ))
     })
 }
 
@@ -188,7 +198,14 @@ mod tests {
     use super::*;
 
     fn row(pid: Pid, ppid: Pid, pgid: Pid) -> ProcInfo {
-        ProcInfo { pid, ppid, pgid, sid: pgid, start_time: pid as u64 * 10, state: 'S' }
+        ProcInfo {
+            pid,
+            ppid,
+            pgid,
+            sid: pgid,
+            start_time: pid as u64 * 10,
+            state: 'S',
+        }
     }
 
     #[test]
@@ -202,7 +219,10 @@ mod tests {
             row(20, 1, 10),  // group member reparented to init
             row(30, 1, 30),  // unrelated
         ];
-        let got: Vec<Pid> = collect_tree(&table, &[10], &[10]).iter().map(|r| r.pid).collect();
+        let got: Vec<Pid> = collect_tree(&table, &[10], &[10])
+            .iter()
+            .map(|r| r.pid)
+            .collect();
         assert_eq!(got.len(), 5);
         assert!(!got.contains(&30) && !got.contains(&1));
         let pos = |pid| got.iter().position(|&p| p == pid).unwrap();
@@ -226,7 +246,10 @@ mod tests {
     fn own_process_is_alive_and_stale_ref_is_not() {
         let me = ProcRef::of(std::process::id() as Pid).unwrap();
         assert!(me.alive());
-        let stale = ProcRef { pid: me.pid, start_time: me.start_time + 1 };
+        let stale = ProcRef {
+            pid: me.pid,
+            start_time: me.start_time + 1,
+        };
         assert!(!stale.alive());
         assert!(!stale.signal(Signal::SIGCONT));
     }

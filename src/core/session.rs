@@ -180,7 +180,9 @@ pub struct Outbox {
 enum Command {
     Signal(Signal),
     /// Cancel: TERM, `grace`, KILL.
-    Terminate { grace: Duration },
+    Terminate {
+        grace: Duration,
+    },
 }
 
 /// What the session thread and its callers share.
@@ -228,11 +230,19 @@ impl Session {
     ///
     /// Fails with `ERR_SPAWN` (errno and path set) when the program or the
     /// working directory cannot be used, and `ERR_INVALID_ARG` for bad options.
-    pub fn spawn(opts: SpawnOptions, sink: Option<Arc<dyn EventSink>>) -> Result<Session> {
+    ///
+    /// Output is kept for a listener from the first byte (unless
+    /// `stream_output` is off); attach one with [`Session::attach`].
+    pub fn spawn(opts: SpawnOptions) -> Result<Session> {
         let prepared = prepare(&opts)?;
         let pty = portable_pty::native_pty_system();
         let pair = pty
-            .openpty(PtySize { rows: opts.rows, cols: opts.cols, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows: opts.rows,
+                cols: opts.cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
         let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
         builder.env_clear();
@@ -273,8 +283,8 @@ impl Session {
                 seq: 0,
                 last_output: now,
                 outbox: Outbox::default(),
-                sink_output: sink.is_some() && opts.stream_output,
-                sink,
+                sink_output: opts.stream_output,
+                sink: None,
                 wake_pending: false,
                 paused: false,
                 master_fd: Some(master_fd),
@@ -309,6 +319,21 @@ impl Session {
             .spawn(move || session_loop.run())
             .map_err(|e| Error::io("start the session thread", &e))?;
         Ok(Session { shared, pid })
+    }
+
+    /// Attaches the listener. It is woken at once if output (or the exit) is
+    /// already waiting, and released after it was woken for the exit.
+    pub fn attach(&self, sink: Arc<dyn EventSink>) {
+        let mut inner = self.lock();
+        let waiting = !inner.outbox.data.is_empty() || inner.outbox.exit.is_some();
+        if inner.exit.is_none() {
+            inner.sink = Some(sink.clone());
+        }
+        let wake = waiting && !std::mem::replace(&mut inner.wake_pending, true);
+        drop(inner);
+        if wake {
+            sink.wake();
+        }
     }
 
     /// The program's process id.
@@ -382,7 +407,9 @@ impl Session {
     /// Kills the program and every descendant now (SIGKILL); the exit reports
     /// `cancelled`.
     pub fn kill(&self) -> Result<()> {
-        self.command(Command::Terminate { grace: Duration::ZERO })
+        self.command(Command::Terminate {
+            grace: Duration::ZERO,
+        })
     }
 
     /// TERM to the program's process group and every descendant, then KILL
@@ -493,7 +520,11 @@ impl Session {
             rx.borrow_and_update();
             let (ended, last, synchronized) = {
                 let inner = self.lock();
-                (inner.exit.is_some(), inner.last_output, inner.screen.synchronized())
+                (
+                    inner.exit.is_some(),
+                    inner.last_output,
+                    inner.screen.synchronized(),
+                )
             };
             if ended {
                 return true;
@@ -506,7 +537,11 @@ impl Session {
             if now >= deadline {
                 return false;
             }
-            let wake_at = if synchronized { deadline } else { quiet_until.min(deadline) };
+            let wake_at = if synchronized {
+                deadline
+            } else {
+                quiet_until.min(deadline)
+            };
             tokio::select! {
                 changed = rx.changed() => {
                     if changed.is_err() {
@@ -573,11 +608,16 @@ fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         return Err(Error::invalid_arg("command must be a non-empty string"));
     }
     if opts.command.contains('\0') || opts.args.iter().any(|a| a.contains('\0')) {
-        return Err(Error::invalid_arg("command and args must not contain NUL characters"));
+        return Err(Error::invalid_arg(
+            "command and args must not contain NUL characters",
+        ));
     }
     let cwd = resolve_cwd(opts.cwd.as_deref())?;
     let env = build_env(opts);
-    let path_env = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+    let path_env = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
     let (program_name, args) = match &opts.shell {
         Some(shell) => {
             let mut line = opts.command.clone();
@@ -599,7 +639,12 @@ fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
     };
     let mut argv = vec![argv0];
     argv.extend(args.into_iter().map(OsString::from));
-    Ok(Prepared { program, argv, env, cwd })
+    Ok(Prepared {
+        program,
+        argv,
+        env,
+        cwd,
+    })
 }
 
 /// The working directory, checked: it must exist and be a directory.
@@ -631,7 +676,10 @@ fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
         };
-        env.extend(base.into_iter().filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())));
+        env.extend(
+            base.into_iter()
+                .filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())),
+        );
     }
     let mut explicit_term = false;
     for (key, value) in &opts.env {
@@ -642,7 +690,10 @@ fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
         }
     }
     if opts.term.is_some() || !explicit_term {
-        let term = opts.term.clone().unwrap_or_else(|| "xterm-256color".to_owned());
+        let term = opts
+            .term
+            .clone()
+            .unwrap_or_else(|| "xterm-256color".to_owned());
         env.retain(|(k, _)| k != "TERM");
         env.push(("TERM".to_owned(), term));
     }
@@ -657,7 +708,8 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
         if meta.is_dir() {
             return Err(std::io::Error::from_raw_os_error(libc::EACCES));
         }
-        access(candidate, AccessFlags::X_OK).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+        access(candidate, AccessFlags::X_OK)
+            .map_err(|e| std::io::Error::from_raw_os_error(e as i32))
     };
     if program.contains('/') {
         let candidate = cwd.join(program);
@@ -668,7 +720,11 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
     }
     let mut denied: Option<(PathBuf, std::io::Error)> = None;
     for dir in path_env.unwrap_or(DEFAULT_PATH).split(':') {
-        let dir = if dir.is_empty() { Path::new(".") } else { Path::new(dir) };
+        let dir = if dir.is_empty() {
+            Path::new(".")
+        } else {
+            Path::new(dir)
+        };
         let candidate = cwd.join(dir).join(program);
         match check(&candidate) {
             Ok(()) => return Ok(candidate),
@@ -692,7 +748,9 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
 /// Quotes `arg` for a POSIX shell command line.
 pub fn shell_quote(arg: &str) -> String {
     if !arg.is_empty()
-        && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
     {
         return arg.to_owned();
     }
@@ -757,13 +815,23 @@ impl Capture {
 
     fn text(&self) -> (String, bool) {
         let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let lead = tail.iter().take(3).take_while(|&&b| (0x80..0xc0).contains(&b)).count();
+        let lead = tail
+            .iter()
+            .take(3)
+            .take_while(|&&b| (0x80..0xc0).contains(&b))
+            .count();
         let tail = String::from_utf8_lossy(&tail[lead..]);
         if self.omitted == 0 {
             return (format!("{}{}", self.head, tail), false);
         }
         let omitted = self.omitted + lead as u64;
-        (format!("{}\n[... {omitted} bytes of output omitted ...]\n{}", self.head, tail), true)
+        (
+            format!(
+                "{}\n[... {omitted} bytes of output omitted ...]\n{}",
+                self.head, tail
+            ),
+            true,
+        )
     }
 }
 
@@ -861,10 +929,17 @@ impl Loop {
     fn poll_once(&mut self, now: Instant) {
         let (want_read, want_write) = {
             let inner = self.shared.lock();
-            (!self.eof && !inner.paused, !self.eof && !inner.queue.is_empty())
+            (
+                !self.eof && !inner.paused,
+                !self.eof && !inner.queue.is_empty(),
+            )
         };
         let mut fds = Vec::with_capacity(3);
-        fds.push(libc::pollfd { fd: self.shared.waker.fd(), events: libc::POLLIN, revents: 0 });
+        fds.push(libc::pollfd {
+            fd: self.shared.waker.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
         let master_idx = if want_read || want_write {
             let mut events = 0;
             if want_read {
@@ -873,14 +948,22 @@ impl Loop {
             if want_write {
                 events |= libc::POLLOUT;
             }
-            fds.push(libc::pollfd { fd: self.master_fd, events, revents: 0 });
+            fds.push(libc::pollfd {
+                fd: self.master_fd,
+                events,
+                revents: 0,
+            });
             Some(fds.len() - 1)
         } else {
             None
         };
         let exit_idx = match (&self.exit_watch, self.status.is_none()) {
             (ExitWatch::PidFd(fd), true) => {
-                fds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                fds.push(libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
                 Some(fds.len() - 1)
             }
             _ => None,
@@ -987,7 +1070,7 @@ impl Loop {
             inner.seq += self.batch.len() as u64;
             inner.last_output = Instant::now();
             let mut wake = false;
-            if inner.sink.is_some() && inner.sink_output && !text.is_empty() {
+            if inner.sink_output && !text.is_empty() {
                 if inner.outbox.data.is_empty() {
                     inner.outbox.data = text;
                 } else {
@@ -996,7 +1079,7 @@ impl Loop {
                 if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
                     inner.paused = true;
                 }
-                wake = !std::mem::replace(&mut inner.wake_pending, true);
+                wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
             }
             if !self.replies.is_empty() {
                 // Answers to terminal queries go to the program right away,
@@ -1033,22 +1116,31 @@ impl Loop {
     fn reap(&mut self) {
         let status = match &self.exit_watch {
             ExitWatch::PidFd(_) => {
-                match nix::sys::wait::waitpid(NixPid::from_raw(self.pid), Some(WaitPidFlag::WNOHANG)) {
+                match nix::sys::wait::waitpid(
+                    NixPid::from_raw(self.pid),
+                    Some(WaitPidFlag::WNOHANG),
+                ) {
                     Ok(WaitStatus::StillAlive) => return,
                     Ok(status) => Some(status),
                     Err(_) => None,
                 }
             }
-            ExitWatch::Thread(slot) => match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                Some(status) => Some(status),
-                None => return,
-            },
+            ExitWatch::Thread(slot) => {
+                match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    Some(status) => Some(status),
+                    None => return,
+                }
+            }
         };
         let exit = match status {
-            Some(WaitStatus::Exited(_, code)) => Exit { exit_code: Some(code), ..Exit::default() },
-            Some(WaitStatus::Signaled(_, sig, _)) => {
-                Exit { signal: Some(sig.as_str().to_owned()), ..Exit::default() }
-            }
+            Some(WaitStatus::Exited(_, code)) => Exit {
+                exit_code: Some(code),
+                ..Exit::default()
+            },
+            Some(WaitStatus::Signaled(_, sig, _)) => Exit {
+                signal: Some(sig.as_str().to_owned()),
+                ..Exit::default()
+            },
             // Reaped by someone else, or a status we do not expect: the
             // process is gone without a known code.
             _ => Exit::default(),
@@ -1067,14 +1159,22 @@ impl Loop {
                 merge(&mut t.targets, targets);
             }
             None => {
-                for target in &targets {
-                    target.signal(Signal::SIGTERM);
+                // With no grace the KILL below comes at once; a TERM first
+                // would only race it.
+                if !grace.is_zero() {
+                    for target in &targets {
+                        target.signal(Signal::SIGTERM);
+                    }
+                    if self.status.is_none() {
+                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
+                    }
                 }
-                if self.status.is_none() {
-                    let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
-                }
-                self.termination =
-                    Some(Termination { targets, kill_at: now + grace, killed: false, give_up_at: None });
+                self.termination = Some(Termination {
+                    targets,
+                    kill_at: now + grace,
+                    killed: false,
+                    give_up_at: None,
+                });
             }
         }
         self.advance_termination(now);
@@ -1146,14 +1246,16 @@ impl Loop {
             inner.exit = Some(exit.clone());
             inner.outbox.exit = Some(exit);
             inner.paused = false;
-            let wake = !std::mem::replace(&mut inner.wake_pending, true);
+            let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
             // The listener gets this last wake-up (unless one is pending) and
             // is then released.
             (inner.sink.take().filter(|_| wake), ())
         };
-        // Close the master before telling anyone, so a caller that sees the
-        // exit never sees the descriptor still open.
+        // Close the descriptors before telling anyone, so a caller that sees
+        // the exit never sees them still open.
         drop(self.master);
+        drop(self.exit_watch);
+        self.shared.waker.close();
         if let Some(sink) = sink {
             sink.wake();
         }
@@ -1200,7 +1302,12 @@ fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
 }
 
 fn set_winsize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
-    let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
     // SAFETY: TIOCSWINSZ reads a winsize struct we own.
     if unsafe { libc::ioctl(fd, libc::TIOCSWINSZ as _, &size as *const libc::winsize) } != 0 {
         return Err(std::io::Error::last_os_error());
@@ -1224,7 +1331,9 @@ impl ExitWatch {
             let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
             if fd >= 0 {
                 // SAFETY: the kernel just gave us this descriptor.
-                return Ok(ExitWatch::PidFd(unsafe { OwnedFd::from_raw_fd(fd as RawFd) }));
+                return Ok(ExitWatch::PidFd(unsafe {
+                    OwnedFd::from_raw_fd(fd as RawFd)
+                }));
             }
         }
         let slot = Arc::new(Mutex::new(None));
@@ -1241,51 +1350,68 @@ impl ExitWatch {
 }
 
 /// Wakes the session thread out of `poll`.
+///
+/// Its descriptors are closed as soon as the session ends (not when the last
+/// handle to the session is dropped), so finished sessions hold no descriptor;
+/// a wake-up after that is a no-op.
 struct Waker {
-    read: OwnedFd,
-    /// The write end (a pipe elsewhere; Linux uses one eventfd for both).
-    write: Option<OwnedFd>,
+    fds: std::sync::RwLock<Option<(OwnedFd, Option<OwnedFd>)>>,
 }
 
 impl Waker {
     fn new() -> std::io::Result<Waker> {
         #[cfg(target_os = "linux")]
-        {
+        let fds = {
             // SAFETY: eventfd returns a new descriptor or -1.
             let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
             if fd < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            // SAFETY: the kernel just gave us this descriptor.
-            Ok(Waker { read: unsafe { OwnedFd::from_raw_fd(fd) }, write: None })
-        }
+            // SAFETY: the kernel just gave us this descriptor; one eventfd
+            // serves as both ends.
+            (unsafe { OwnedFd::from_raw_fd(fd) }, None)
+        };
         #[cfg(not(target_os = "linux"))]
-        {
+        let fds = {
             let (read, write) = nix::unistd::pipe().map_err(std::io::Error::from)?;
             for fd in [&read, &write] {
                 set_nonblocking(fd.as_raw_fd())?;
                 // SAFETY: sets FD_CLOEXEC on a descriptor we own.
                 unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
             }
-            Ok(Waker { read, write: Some(write) })
-        }
+            (read, Some(write))
+        };
+        Ok(Waker {
+            fds: std::sync::RwLock::new(Some(fds)),
+        })
     }
 
+    /// The descriptor to poll (-1 once closed, which `poll` ignores).
     fn fd(&self) -> RawFd {
-        self.read.as_raw_fd()
+        let fds = self.fds.read().unwrap_or_else(|e| e.into_inner());
+        fds.as_ref().map_or(-1, |(read, _)| read.as_raw_fd())
     }
 
     fn wake(&self) {
-        let fd = self.write.as_ref().unwrap_or(&self.read).as_raw_fd();
+        let fds = self.fds.read().unwrap_or_else(|e| e.into_inner());
+        let Some((read, write)) = fds.as_ref() else {
+            return;
+        };
+        let fd = write.as_ref().unwrap_or(read).as_raw_fd();
         let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a local; a full pipe/counter already
-        // means "awake", so the result does not matter.
+        // SAFETY: writes 8 bytes from a local to a descriptor kept open by the
+        // read lock; a full pipe/counter already means "awake".
         unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
     }
 
     fn drain(&self) {
+        let fd = self.fd();
         let mut buf = [0u8; 64];
         // SAFETY: reads into a local buffer until the descriptor is empty.
-        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        while fd >= 0 && unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    }
+
+    fn close(&self) {
+        self.fds.write().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
