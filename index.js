@@ -41,7 +41,7 @@ function describe(value) {
 
 /** Reports an error thrown by a user listener without crashing the process. */
 function reportListenerError(what, err) {
-  process.emitWarning(`a ${what} listener threw: ${err && err.stack ? err.stack : String(err)}`, {
+  process.emitWarning(`an ${what} listener threw: ${err && err.stack ? err.stack : String(err)}`, {
     type: 'PtypilotListenerError',
     code: 'PTYPILOT_LISTENER_ERROR',
   })
@@ -117,8 +117,8 @@ class PtySession {
     return session
   }
 
-  [kStartCaptured](options, onData, captureLimit) {
-    this.#start(options, onData, captureLimit)
+  [kStartCaptured](options, onData, captureLimit, pipes) {
+    this.#start(options, onData, captureLimit, pipes)
     return this.#exit.promise
   }
 
@@ -126,7 +126,7 @@ class PtySession {
     return this.#native.captured()
   }
 
-  #start(options, onData, captureLimit) {
+  #start(options, onData, captureLimit, pipes) {
     checkOptionsObject(options, 'options')
     checkFunction(onData, 'onData')
     if (this.#native.running) {
@@ -155,7 +155,12 @@ class PtySession {
     }
     this.#onData = onData
     try {
-      this.#native.start(options, pump, onData !== undefined, baseEnv(), captureLimit)
+      this.#native.start(options, pump, {
+        streamOutput: onData !== undefined,
+        baseEnv: baseEnv(),
+        captureLimit,
+        pipes,
+      })
     } catch (err) {
       detach()
       throw err
@@ -369,15 +374,10 @@ async function exec(options, onData) {
   if (typeof maxOutputBytes !== 'number' || !Number.isInteger(maxOutputBytes) || maxOutputBytes < 0) {
     throw invalidArg(`options.maxOutputBytes must be a non-negative integer, got ${describe(maxOutputBytes)}`)
   }
-  if (!pty) return execPipes(rest, onData, maxOutputBytes)
   const session = new PtySession()
-  const exit = await session[kStartCaptured](rest, onData, maxOutputBytes)
+  const exit = await session[kStartCaptured](rest, onData, maxOutputBytes, !pty)
   const { output, truncated } = session[kCaptured]()
-  return { ...exit, output, truncated, screen: session.screen() }
-}
-
-async function execPipes(options, onData, maxOutputBytes) {
-  throw codedError('ERR_INVALID_ARG', 'exec({ pty: false }) is not available yet')
+  return { ...exit, output, truncated, screen: pty ? session.screen() : null }
 }
 
 module.exports = { PtySession, exec }

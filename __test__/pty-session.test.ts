@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawn as spawnChild } from 'node:child_process'
+import { Worker } from 'node:worker_threads'
 import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
 import { alive, collector, exists, fdCount, procState } from './helpers.js'
 
@@ -463,6 +464,66 @@ describe('load and leaks', () => {
   })
 })
 
+describe('robustness', () => {
+  it('works in several worker threads at once, with the worker\'s own env', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      process.env.PTYPILOT_WORKER = 'worker-' + workerData;
+      (async () => {
+        let out = '';
+        const s = new PtySession();
+        const exit = await s.start({ command: 'sh', args: ['-c', 'echo "$PTYPILOT_WORKER"'] }, (c) => (out += c));
+        parentPort.postMessage({ out, exit });
+      })();
+    `
+    const results = await Promise.all(
+      [1, 2, 3].map(
+        (n) =>
+          new Promise<{ out: string; exit: PtyExit }>((resolve, reject) => {
+            const worker = new Worker(source, { eval: true, workerData: n })
+            worker.once('message', (m) => {
+              resolve(m)
+              void worker.terminate()
+            })
+            worker.once('error', reject)
+          }),
+      ),
+    )
+    results.forEach(({ out, exit }, i) => {
+      expect(exit.exitCode).toBe(0)
+      expect(out).toBe(`worker-${i + 1}\r\n`)
+    })
+  })
+
+  it('an onData listener that throws does not crash the process or lose the exit', async () => {
+    const warnings: Error[] = []
+    const onWarning = (w: Error) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const session = new PtySession()
+      const exit = await session.start({ command: 'echo', args: ['boom'] }, () => {
+        throw new Error('listener failure')
+      })
+      expect(exit.exitCode).toBe(0)
+      await vi.waitFor(() => expect(warnings.some((w) => String(w.message).includes('listener failure'))).toBe(true))
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  it('handles 100 concurrent sessions', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => run('sh', ['-c', `echo n${i}`])),
+    )
+    results.forEach(({ exit, text }, i) => {
+      expect(exit.exitCode).toBe(0)
+      expect(text).toBe(`n${i}\r\n`)
+    })
+  })
+})
+
 describe('exec', () => {
   it('returns exit status, stripped output and the final screen', async () => {
     const result = await exec({ command: 'printf', args: ['\\033[1;32mgreen\\033[0m\\nplain\\n'] })
@@ -490,5 +551,24 @@ describe('exec', () => {
 
   it('rejects a missing program with ERR_SPAWN', async () => {
     await expect(exec({ command: 'no-such-program-ptypilot' })).rejects.toMatchObject({ code: 'ERR_SPAWN' })
+    await expect(exec({ command: 'no-such-program-ptypilot', pty: false })).rejects.toMatchObject({ code: 'ERR_SPAWN' })
+  })
+
+  it('pty: false runs with plain pipes: no terminal, stdout and stderr merged, no screen', async () => {
+    const result = await exec({
+      command: 'sh',
+      args: ['-c', 'echo out; echo err >&2; if [ -t 1 ]; then echo tty; else echo notty; fi; exit 2'],
+      pty: false,
+    })
+    expect(result.exitCode).toBe(2)
+    expect(result.output).toContain('out\n')
+    expect(result.output).toContain('err\n')
+    expect(result.output).toContain('notty\n')
+    expect(result.screen).toBeNull()
+  })
+
+  it('pty: false honours timeoutMs', async () => {
+    const result = await exec({ command: 'sleep', args: ['100'], pty: false, timeoutMs: 100 })
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGTERM' })
   })
 })

@@ -209,25 +209,6 @@ impl<'e> Opts<'e> {
         Ok(Some(out))
     }
 
-    /// The whole object as a string map (e.g. a `process.env`); non-string
-    /// values are skipped.
-    pub fn string_map_all(&mut self) -> CoreResult<EnvOverrides> {
-        let Some(obj) = &self.obj else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for name in Object::keys(obj).map_err(internal)? {
-            let item: Unknown = obj.get_named_property(&name).map_err(internal)?;
-            if type_of(&item) == ValueType::String {
-                out.push((
-                    name,
-                    Some(unsafe { item.cast::<String>() }.map_err(internal)?),
-                ));
-            }
-        }
-        Ok(out)
-    }
-
     /// Fails on keys that were never asked for.
     pub fn finish(self) -> CoreResult<()> {
         let Some(obj) = &self.obj else {

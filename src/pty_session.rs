@@ -213,16 +213,17 @@ fn default_shell(base: &Option<Vec<(String, String)>>, env: &[(String, Option<St
         .unwrap_or_else(|| "/bin/sh".to_owned())
 }
 
-/// Reads an environment map passed from JS (`process.env` of a worker).
-pub fn base_env(value: Option<Unknown>) -> CoreResult<Option<Vec<(String, String)>>> {
-    let Some(value) = value else {
-        return Ok(None);
-    };
-    let mut opts = Opts::new(Some(value), "baseEnv")?;
-    let map = opts.string_map_all()?;
-    Ok(Some(
-        map.into_iter().filter_map(|(k, v)| Some((k, v?))).collect(),
-    ))
+/// How the JS layer wants a session started (internal).
+#[napi(object)]
+pub struct StartHow {
+    /// Deliver output to the pump (there is an `onData`).
+    pub stream_output: bool,
+    /// The environment to inherit (a worker's `process.env`); default: this process's.
+    pub base_env: Option<std::collections::HashMap<String, String>>,
+    /// Keep the stripped output, head and tail up to this many bytes (exec).
+    pub capture_limit: Option<f64>,
+    /// Run with plain pipes instead of a pty (exec with `pty: false`).
+    pub pipes: Option<bool>,
 }
 
 /// The native half of `PtySession`. Internal: use `PtySession` from the package.
@@ -249,9 +250,7 @@ impl NativeSession {
         env: &Env,
         options: Unknown,
         pump: Function<'_, PumpArgs, ()>,
-        stream_output: bool,
-        base_env_value: Option<Unknown>,
-        capture_limit: Option<f64>,
+        how: StartHow,
     ) -> Result<()> {
         if self.session.as_ref().is_some_and(Session::running) {
             return Err(js_error(
@@ -269,11 +268,17 @@ impl NativeSession {
                 &CoreError::invalid_arg("options must be an object with a `command`"),
             ));
         }
-        let base = base_env(base_env_value).into_js(env)?;
+        let base = how.base_env.map(|m| m.into_iter().collect());
         let mut spawn = spawn_options(&mut opts, base).into_js(env)?;
         opts.finish().into_js(env)?;
-        spawn.stream_output = stream_output;
-        spawn.capture_limit = capture_limit.map(|n| n.max(0.0) as usize);
+        spawn.stream_output = how.stream_output;
+        spawn.capture_limit = how.capture_limit.map(|n| n.max(0.0) as usize);
+        if how.pipes == Some(true) {
+            spawn.pipes = Some(session::PipeOptions {
+                stdin: false,
+                capture_stderr: true,
+            });
+        }
         let session = Session::spawn(spawn).into_js(env)?;
         let taker = session.clone();
         let tsfn: Pump = pump

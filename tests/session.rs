@@ -162,3 +162,49 @@ fn kill_stops_shell_and_background_job() {
     assert!(exit.cancelled);
     assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
 }
+
+#[test]
+fn pipes_capture_stdout_and_stderr_and_exit_code() {
+    let mut o = opts(
+        "sh",
+        &[
+            "-c",
+            "echo out; echo err >&2; printf '\\033[1mbold\\033[0m'; exit 4",
+        ],
+    );
+    o.pipes = Some(ptypilot::core::session::PipeOptions {
+        stdin: false,
+        capture_stderr: false,
+    });
+    o.capture_limit = Some(1 << 20);
+    let (s, c) = run(o);
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(4));
+    let (captured, truncated) = s.captured().unwrap();
+    assert_eq!(captured, "out\nbold");
+    assert!(!truncated);
+    assert_eq!(s.stderr().as_deref(), Some("err\n"));
+    let (data, _) = wait_delivered(&c);
+    assert!(data.contains("out\n") && data.contains("err\n"), "{data:?}");
+    assert!(!s.is_pty());
+}
+
+#[test]
+fn pipes_have_no_terminal_to_resize_and_no_input_unless_asked() {
+    let mut o = opts("sleep", &["5"]);
+    o.pipes = Some(Default::default());
+    let (s, _c) = run(o);
+    assert_eq!(s.resize(100, 30).unwrap_err().code, ErrorCode::InvalidArg);
+    assert_eq!(s.write(b"x").unwrap_err().code, ErrorCode::InvalidArg);
+    s.kill().unwrap();
+    assert!(block_on(s.wait_exit()).cancelled);
+}
+
+#[test]
+fn pipes_missing_program_is_a_spawn_error() {
+    let mut o = opts("definitely-not-a-program-xyz", &[]);
+    o.pipes = Some(Default::default());
+    let err = Session::spawn(o).err().unwrap();
+    assert_eq!(err.code, ErrorCode::Spawn);
+    assert_eq!(err.errno, Some(libc::ENOENT));
+}
