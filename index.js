@@ -41,3 +41,37 @@ function describe(value) {
 
 module.exports = {}
 module.exports._internal = { native, cancelTokenFor, codedError, invalidArg, describe }
+
+// ---------- keys ----------
+
+/**
+ * The string a terminal sends for the named keys, concatenated:
+ * `encodeKeys(['ctrl+c'])` is `'\x03'`, `encodeKeys(['up'], { applicationCursor: true })`
+ * is `'\x1bOA'`. Throws `ERR_INVALID_ARG` for a bad argument or an unknown key.
+ */
+function encodeKeys(keys, modes) {
+  if (!Array.isArray(keys)) {
+    throw invalidArg(`keys must be an array of key names, got ${describe(keys)}`)
+  }
+  for (let i = 0; i < keys.length; i++) {
+    if (typeof keys[i] !== 'string') {
+      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(keys[i])}`)
+    }
+  }
+  if (modes !== undefined && modes !== null) {
+    if (typeof modes !== 'object' || Array.isArray(modes)) {
+      throw invalidArg(`modes must be an object, got ${describe(modes)}`)
+    }
+    for (const key of Object.keys(modes)) {
+      if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
+        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad)`)
+      }
+      if (modes[key] !== undefined && typeof modes[key] !== 'boolean') {
+        throw invalidArg(`modes.${key} must be a boolean, got ${describe(modes[key])}`)
+      }
+    }
+  }
+  return native.encodeKeys(keys, modes ?? undefined)
+}
+
+module.exports.encodeKeys = encodeKeys
