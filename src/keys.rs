@@ -32,6 +32,8 @@ impl From<EncodeKeysModes> for KeyModes {
 /// is ASCII or the UTF-8 of a typed character). Throws `ERR_INVALID_ARG`
 /// naming the first unknown key.
 #[napi(js_name = "encodeKeys")]
+// `#[napi]` registers the function with Node only outside `cfg(test)`.
+#[cfg_attr(test, allow(dead_code))]
 pub fn encode_keys(
     env: Env,
     keys: Vec<String>,
