@@ -603,6 +603,41 @@ mod tests {
     }
 
     #[test]
+    fn args_schemas_keep_their_own_draft_and_references() {
+        let draft7 = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "array",
+            "items": { "$ref": "#/definitions/flag" },
+            "definitions": { "flag": { "type": "string", "pattern": "^-" } },
+        });
+        let same_id = json!({ "$id": "https://example.com/args", "type": "array", "maxItems": 1 });
+        let tool = ToolSpec::from_json(&json!({ "name": "t", "commands": [
+            { "name": "a", "program": ["x"], "argsSchema": draft7 },
+            { "name": "b", "program": ["x"], "argsSchema": same_id },
+            { "name": "c", "program": ["x"], "argsSchema": same_id },
+        ] }))
+        .unwrap();
+        assert!(
+            tool.validate_call(&json!({ "action": "spawn", "command": "a", "args": ["-x"] }))
+                .is_ok()
+        );
+        assert_eq!(
+            rejects(
+                &tool,
+                json!({ "action": "spawn", "command": "a", "args": ["x"] })
+            ),
+            "input.args[0] must match the pattern \"^-\", got \"x\" (argsSchema of command \"a\")"
+        );
+        assert_eq!(
+            rejects(
+                &tool,
+                json!({ "action": "spawn", "command": "c", "args": ["1", "2"] })
+            ),
+            "input.args must have at most 1 item (argsSchema of command \"c\")"
+        );
+    }
+
+    #[test]
     fn missing_args_are_checked_as_empty() {
         let tool = ToolSpec::from_json(&json!({ "name": "t", "commands": [
             { "name": "open", "program": ["vim"], "argsSchema": { "type": "array", "minItems": 1 } },

@@ -1,5 +1,10 @@
 //! Bounding the content a tool sends back to the model.
 
+/// A default for the registry's `maxContentChars`: about 8k tokens, a
+/// screenful many times over, small enough that a flood of pipe output does
+/// not crowd the model's context.
+pub const DEFAULT_MAX_CONTENT_CHARS: usize = 32_000;
+
 /// Shortens `text` to at most `max_chars` characters by keeping its head and
 /// tail around a marker line such as `[... 12345 characters omitted ...]`;
 /// returns the text and whether anything was left out.

@@ -44,6 +44,6 @@ pub mod schema;
 mod spec;
 
 pub use call::ToolCall;
-pub use content::truncate_middle;
+pub use content::{DEFAULT_MAX_CONTENT_CHARS, truncate_middle};
 pub use schema::{DefinitionFormat, definitions};
 pub use spec::{CommandSpec, ToolSpec};
