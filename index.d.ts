@@ -193,6 +193,19 @@ export declare class PtySession {
    * Enter is `'\r'`, as a terminal sends it.
    */
   write(data: string | Uint8Array): void
+  /**
+   * Types named keys, e.g. `sendKeys('ctrl+c')`, `sendKeys('up', 'up', 'enter')`, encoded the way
+   * xterm sends them for the mode the program is in (arrows switch to `ESC O A` when it turned on
+   * application cursor mode). Names: see `encodeKeys`. Unknown names throw `ERR_INVALID_ARG`
+   * listing the accepted ones.
+   */
+  sendKeys(...keys: string[]): void
+  /**
+   * Pastes text. When the program enabled bracketed paste (mode 2004) the text is wrapped in
+   * paste markers (markers inside the text are removed), so editors and shells take it literally;
+   * otherwise it is typed as is.
+   */
+  paste(text: string): void
   /** Resizes the terminal; the program gets SIGWINCH. `ERR_INVALID_ARG` out of range, `ERR_NOT_RUNNING` after the exit. */
   resize(cols: number, rows: number): void
   /** A plain-text picture of the screen now. */
@@ -249,3 +262,49 @@ export interface ExecResult extends PtyExit {
 
 /** Runs a program to completion and returns its exit status, output and final screen. */
 export declare function exec(options: ExecOptions, onData?: (chunk: string) => void): Promise<ExecResult>
+
+// ---------- keys ----------
+
+/** Terminal modes that change what keys send (`encodeKeys`). */
+export interface EncodeKeysModes {
+  /**
+   * DECCKM (application cursor keys): arrows, Home and End send `ESC O x` instead of `ESC [ x`.
+   * Full-screen programs such as vim and less turn it on; `sendKeys` follows the screen's mode.
+   * @default false
+   */
+  applicationCursor?: boolean
+  /**
+   * DECKPAM (application keypad): the keypad keys `kp0`…`kp9`, `kpEnter`, `kpPlus`, `kpMinus`,
+   * `kpMultiply`, `kpDivide`, `kpDecimal` send `ESC O x` instead of their characters.
+   * @default false
+   */
+  applicationKeypad?: boolean
+}
+
+/**
+ * The string a terminal (xterm) sends for the named keys, concatenated.
+ *
+ * Key names, case-insensitive:
+ * - `enter` (`return`), `tab`, `esc` (`escape`), `backspace`, `delete` (`del`), `insert`,
+ *   `home`, `end`, `pageUp`, `pageDown` (also `page_down`, `pgdn`, `pgup`), `up`, `down`,
+ *   `left`, `right`, `space`, `f1`…`f12`, `kp0`…`kp9`, `kpEnter`, `lt` (`<`), `gt` (`>`);
+ * - any single character, sent as itself (`'a'`, `'Q'`, `'/'`, `'é'`);
+ * - modifiers joined with `+` in any order: `ctrl+c`, `ctrl+[`, `ctrl+space`, `alt+x`
+ *   (ESC prefix), `alt+enter`, `shift+tab`, `ctrl+up`, `ctrl+shift+left`, `shift+f5`;
+ *   Emacs-style `C-c`, `M-x`, `S-tab` too.
+ *
+ * Modified arrows, Home, End and function keys use xterm's `ESC [ 1 ; m X` / `ESC [ n ; m ~`
+ * forms (m = 1 + shift 1 + alt 2 + ctrl 4).
+ *
+ * ```ts
+ * encodeKeys(['ctrl+c'])                          // '\x03'
+ * encodeKeys(['up'])                              // '\x1b[A'
+ * encodeKeys(['up'], { applicationCursor: true }) // '\x1bOA'
+ * encodeKeys(['ctrl+up', 'f5'])                   // '\x1b[1;5A\x1b[15~'
+ * ```
+ *
+ * Throws `ERR_INVALID_ARG` when `keys` is not an array of strings, for an unknown key (the
+ * message names it, e.g. `keys[1]: unknown key "foo"; accepted: …`) and for combinations xterm
+ * cannot send (`shift+enter`, `ctrl+1`).
+ */
+export declare function encodeKeys(keys: string[], modes?: EncodeKeysModes): string

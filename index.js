@@ -193,6 +193,20 @@ class PtySession {
     this.#native.write(data)
   }
 
+  sendKeys(...keys) {
+    for (let i = 0; i < keys.length; i++) {
+      if (typeof keys[i] !== 'string') {
+        throw invalidArg(`sendKeys() takes key names such as 'enter' or 'ctrl+c'; argument ${i} is ${describe(keys[i])}`)
+      }
+    }
+    this.#native.sendKeys(keys)
+  }
+
+  paste(text) {
+    if (typeof text !== 'string') throw invalidArg(`paste() takes a string, got ${describe(text)}`)
+    this.#native.paste(text)
+  }
+
   resize(cols, rows) {
     if (typeof cols !== 'number' || typeof rows !== 'number') {
       throw invalidArg(`resize(cols, rows) takes two numbers, got ${describe(cols)} and ${describe(rows)}`)
@@ -382,3 +396,37 @@ async function exec(options, onData) {
 
 module.exports = { PtySession, exec }
 module.exports._internal = { native, cancelTokenFor, codedError, invalidArg, describe }
+
+// ---------- keys ----------
+
+/**
+ * The string a terminal sends for the named keys, concatenated:
+ * `encodeKeys(['ctrl+c'])` is `'\x03'`, `encodeKeys(['up'], { applicationCursor: true })`
+ * is `'\x1bOA'`. Throws `ERR_INVALID_ARG` for a bad argument or an unknown key.
+ */
+function encodeKeys(keys, modes) {
+  if (!Array.isArray(keys)) {
+    throw invalidArg(`keys must be an array of key names, got ${describe(keys)}`)
+  }
+  for (let i = 0; i < keys.length; i++) {
+    if (typeof keys[i] !== 'string') {
+      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(keys[i])}`)
+    }
+  }
+  if (modes !== undefined && modes !== null) {
+    if (typeof modes !== 'object' || Array.isArray(modes)) {
+      throw invalidArg(`modes must be an object, got ${describe(modes)}`)
+    }
+    for (const key of Object.keys(modes)) {
+      if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
+        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad)`)
+      }
+      if (modes[key] !== undefined && typeof modes[key] !== 'boolean') {
+        throw invalidArg(`modes.${key} must be a boolean, got ${describe(modes[key])}`)
+      }
+    }
+  }
+  return native.encodeKeys(keys, modes ?? undefined)
+}
+
+module.exports.encodeKeys = encodeKeys

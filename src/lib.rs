@@ -8,5 +8,6 @@ pub mod core;
 
 mod cancel;
 mod error;
+mod keys;
 mod options;
 mod pty_session;

@@ -13,6 +13,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
+use crate::core::keys::{self, KeyModes};
 use crate::core::process::parse_signal;
 use crate::core::screen::{self, Snapshot};
 use crate::core::session::{self, EventSink, Exit, Session, SpawnOptions};
@@ -315,6 +316,23 @@ impl NativeSession {
             Either::B(bytes) => session.write(bytes),
         }
         .into_js(env)
+    }
+
+    /// Sends named keys, encoded for the cursor mode the program turned on.
+    #[napi]
+    pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
+        let session = self.live(env, "send keys to")?;
+        let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
+        session.write(&bytes).into_js(env)
+    }
+
+    /// Pastes text: wrapped in bracketed-paste markers when the program
+    /// enabled mode 2004, as typed otherwise.
+    #[napi]
+    pub fn paste(&self, env: &Env, text: String) -> Result<()> {
+        let session = self.live(env, "paste into")?;
+        let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
+        session.write(&bytes).into_js(env)
     }
 
     /// Resizes the terminal; the program sees the new size (SIGWINCH).
