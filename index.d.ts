@@ -214,7 +214,8 @@ export declare class PtySession {
   read(options?: ReadOptions): ReadResult
   /**
    * Resolves when no output came for `quietMs` and no synchronized-output block (mode 2026) is open,
-   * or at once when the program has exited and its output was drained.
+   * or at once when the program has exited and its output was drained. Input (`write`, `sendKeys`,
+   * `paste`) and `resize` restart the quiet period, so a settle right after a keystroke waits for the answer.
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**

@@ -3,7 +3,10 @@
 //! A small wrapper around `vt100` (so the emulator can be swapped) that adds
 //! what `vt100` leaves to its user: answers to terminal queries (cursor
 //! position, device status and attributes, colours, mode 2026 support), the
-//! window title, synchronized-output tracking, and plain-text snapshots.
+//! window title, synchronized-output tracking, and plain-text snapshots; and,
+//! in [`compat`], the xterm behaviour vt100 lacks (line-drawing character
+//! sets, insert mode, tab stops, modes 1047/1048, ...), so snapshots match what
+//! xterm shows for the same output.
 //!
 //! ```
 //! use ptypilot::core::screen::Screen;
@@ -20,6 +23,8 @@
 use std::num::NonZeroU16;
 
 use super::error::{Error, Result};
+
+mod compat;
 
 /// Smallest and largest accepted column count.
 pub const COLS_RANGE: (u16, u16) = (2, 1000);
@@ -53,7 +58,7 @@ pub struct Snapshot {
     pub lines: Vec<String>,
     /// Cursor row (0-based).
     pub cursor_row: u16,
-    /// Cursor column (0-based).
+    /// Cursor column (0-based, at most `cols - 1`).
     pub cursor_col: u16,
     /// False when the program hid the cursor.
     pub cursor_visible: bool,
@@ -81,6 +86,7 @@ pub struct Modes {
 /// The screen model of one terminal.
 pub struct Screen {
     parser: vt100::Parser<Hooks>,
+    compat: compat::Compat,
 }
 
 /// What `vt100` reports through callbacks.
@@ -183,13 +189,14 @@ impl Screen {
                 scrollback,
                 Hooks::default(),
             ),
+            compat: compat::Compat::new(nz(cols).get()),
         }
     }
 
     /// Feeds program output; appends the answers to any terminal queries in
     /// it to `replies` (they must be written back to the program).
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
-        self.parser.process(bytes);
+        self.compat.process(&mut self.parser, bytes);
         let hooks = self.parser.callbacks_mut();
         if !hooks.replies.is_empty() {
             replies.append(&mut hooks.replies);
@@ -199,6 +206,7 @@ impl Screen {
     /// Changes the size; rows are truncated or padded, nothing is reflowed.
     pub fn resize(&mut self, rows: u16, cols: u16) {
         self.parser.set_size(nz(rows), nz(cols));
+        self.compat.resize(nz(cols).get());
     }
 
     /// `(rows, cols)`.
@@ -234,13 +242,16 @@ impl Screen {
     }
 
     /// Every visible row, right-trimmed.
+    ///
+    /// Only blank cells (spaces) are trimmed: a program that printed a
+    /// no-break or ideographic space at the end of a line still shows it.
     pub fn lines(&self) -> Vec<String> {
         let (_, cols) = self.size();
         self.parser
             .screen()
             .rows(0, cols)
             .map(|mut row| {
-                let trimmed = row.trim_end().len();
+                let trimmed = row.trim_end_matches(' ').len();
                 row.truncate(trimmed);
                 row
             })
@@ -253,6 +264,10 @@ impl Screen {
         let lines = self.lines();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let (rows, cols) = self.size();
+        // After a character was written into the last column vt100 keeps the
+        // cursor one past it, until the next character wraps; terminals show
+        // it on the last column.
+        let cursor_col = cursor_col.min(cols.saturating_sub(1));
         Snapshot {
             text: join_trimmed(&lines),
             lines,
@@ -302,6 +317,22 @@ mod tests {
     }
 
     #[test]
+    fn only_blank_cells_are_trimmed() {
+        let (screen, _) = screen_of("a\u{a0}\r\nb\u{3000}\r\nc\t\r\n".as_bytes());
+        let snap = screen.snapshot();
+        assert_eq!(&snap.lines[..3], ["a\u{a0}", "b\u{3000}", "c"]);
+        assert_eq!(snap.text, "a\u{a0}\nb\u{3000}\nc");
+    }
+
+    #[test]
+    fn a_row_of_spaces_is_blank_and_inner_gaps_stay() {
+        let (screen, _) = screen_of(b"      \r\n\x1b[2;5Hx\x1b[3;1H\x1b[44m\x1b[K\x1b[m");
+        let snap = screen.snapshot();
+        assert_eq!(&snap.lines[..3], ["", "    x", ""]);
+        assert_eq!(snap.text, "\n    x");
+    }
+
+    #[test]
     fn empty_screen_is_empty_text() {
         let (screen, _) = screen_of(b"");
         let snap = screen.snapshot();
@@ -335,7 +366,8 @@ mod tests {
         let snap = screen.snapshot();
         assert!(snap.alt_screen);
         assert!(!snap.cursor_visible);
-        assert_eq!(snap.text, "full");
+        // The alternate screen starts blank; the cursor stays where it was.
+        assert_eq!(snap.text, "    full");
         let mut replies = Vec::new();
         screen.process(b"\x1b[?1049l\x1b[?25h", &mut replies);
         let snap = screen.snapshot();
