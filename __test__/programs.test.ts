@@ -308,16 +308,19 @@ first = ask(b'\\x1b[6n', b'R')
 os.write(1, b'\\x1b[5;10Hx')
 second = ask(b'\\x1b[6n', b'R')
 da1 = ask(b'\\x1b[c', b'c')
+sync = ask(b'\\x1b[?2026$p', b'y')
+blink = ask(b'\\x1b[?12$p', b'y')
 termios.tcsetattr(fd, termios.TCSADRAIN, old)
 print()
 print('first', first[2:-1], 'second', second[2:-1], 'da1', repr(da1))
+print('modes', sync[3:-2], blink[3:-2])
 `
 
-  it('a program that asks for the cursor position before drawing gets it at once', async () => {
+  it('a program that asks for the cursor position before drawing gets it at once; DA1 and DECRQM too', async () => {
     const started = Date.now()
     const s = PtySession.spawn({ command: 'python3', args: ['-c', query] })
-    const { match } = await s.waitFor(/first \S+ second \S+ da1 .*/)
-    expect(match).toBe("first 1;1 second 5;11 da1 '\\x1b[?1;2c'")
+    const { match } = await s.waitFor(/first \S+ second \S+ da1 .*\nmodes .*/)
+    expect(match).toBe("first 1;1 second 5;11 da1 '\\x1b[?1;2c'\nmodes 2026;2 12;0")
     expect((await s.exited).exitCode).toBe(0)
     // Each reply came without waiting for the 2 s timeout.
     expect(Date.now() - started).toBeLessThan(4000)

@@ -119,13 +119,13 @@ impl vt100::Callbacks for Hooks {
             (None, None, 'n') if first == 5 => self.replies.extend_from_slice(b"\x1b[0n"),
             // DSR: cursor position report (1-based).
             (None, None, 'n') if first == 6 => {
-                let (row, col) = screen.cursor_position();
+                let (row, col) = cursor_on_screen(screen);
                 let reply = format!("\x1b[{};{}R", row + 1, col + 1);
                 self.replies.extend_from_slice(reply.as_bytes());
             }
             // DECXCPR: the same with a `?`.
             (Some(b'?'), None, 'n') if first == 6 => {
-                let (row, col) = screen.cursor_position();
+                let (row, col) = cursor_on_screen(screen);
                 let reply = format!("\x1b[?{};{}R", row + 1, col + 1);
                 self.replies.extend_from_slice(reply.as_bytes());
             }
@@ -149,12 +149,8 @@ impl vt100::Callbacks for Hooks {
             // Synchronized output (mode 2026) begins / ends.
             (Some(b'?'), None, 'h') if has(2026) => self.synchronized = true,
             (Some(b'?'), None, 'l') if has(2026) => self.synchronized = false,
-            // DECRQM for mode 2026: supported, currently set (1) or reset (2).
-            (Some(b'?'), Some(b'$'), 'p') if first == 2026 => {
-                let state = if self.synchronized { 1 } else { 2 };
-                let reply = format!("\x1b[?2026;{state}$y");
-                self.replies.extend_from_slice(reply.as_bytes());
-            }
+            // DECRQM (mode queries) is answered in `compat`, which knows the
+            // modes vt100 does not keep.
             _ => {}
         }
     }
@@ -262,12 +258,8 @@ impl Screen {
     pub fn snapshot(&self) -> Snapshot {
         let screen = self.parser.screen();
         let lines = self.lines();
-        let (cursor_row, cursor_col) = screen.cursor_position();
+        let (cursor_row, cursor_col) = cursor_on_screen(screen);
         let (rows, cols) = self.size();
-        // After a character was written into the last column vt100 keeps the
-        // cursor one past it, until the next character wraps; terminals show
-        // it on the last column.
-        let cursor_col = cursor_col.min(cols.saturating_sub(1));
         Snapshot {
             text: join_trimmed(&lines),
             lines,
@@ -280,6 +272,15 @@ impl Screen {
             title: self.parser.callbacks().title.clone(),
         }
     }
+}
+
+/// The cursor position, with the column on the screen: after a character
+/// was written into the last column vt100 keeps the cursor one past it (until
+/// the next character wraps); terminals show and report it on the last column.
+fn cursor_on_screen(screen: &vt100::Screen) -> (u16, u16) {
+    let (row, col) = screen.cursor_position();
+    let (_, cols) = screen.size();
+    (row, col.min(cols.get() - 1))
 }
 
 /// Joins rows with `\n`, dropping trailing blank rows.

@@ -20,6 +20,8 @@
 //!   the line right (ncurses inserts characters this way);
 //! - **no auto-wrap** (DECAWM off, `CSI ? 7 l`): output at the right margin
 //!   overwrites the last column instead of wrapping;
+//! - **DECRQM** (`CSI ? Ps $ p`, `CSI Ps $ p`): modes are reported (set,
+//!   reset, or not recognised), so a program that asks does not wait;
 //! - **the right margin**: after a character was written into the last
 //!   column, vt100 keeps the cursor one past it; xterm keeps it on the last
 //!   column with a wrap pending, so backspace, line feed and relative moves
@@ -28,7 +30,11 @@
 //! Everything else goes to vt100 untouched; the scanner's fast path skips
 //! plain text up to the next control character.
 
-use vt100::{Callbacks, Parser};
+use vt100::{MouseProtocolEncoding, MouseProtocolMode};
+
+use super::Hooks;
+
+type Parser = vt100::Parser<Hooks>;
 
 /// The character set designated into G0 or G1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -217,7 +223,7 @@ impl Compat {
 
     /// Feeds `bytes` to `parser`, with the fix-ups described in the module
     /// documentation.
-    pub(super) fn process<CB: Callbacks>(&mut self, parser: &mut Parser<CB>, bytes: &[u8]) {
+    pub(super) fn process(&mut self, parser: &mut Parser, bytes: &[u8]) {
         let mut run = Run {
             parser,
             bytes,
@@ -300,7 +306,7 @@ impl Compat {
         self.utf8_pending = 0;
     }
 
-    fn ground<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, b: u8) {
+    fn ground(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         if self.insert_pending.is_some() && !(0x80..=0xbf).contains(&b) {
             // The character printed in insert mode is complete.
             run.flush_to(i);
@@ -357,7 +363,7 @@ impl Compat {
 
     /// A character starts at `i` (its first byte is `b`) and something about
     /// printing needs care.
-    fn print<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, b: u8) {
+    fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         run.flush_to(i);
         self.resolve_insert(run);
         let cols = self.cols;
@@ -388,7 +394,7 @@ impl Compat {
 
     /// Removes the cell `print` made room for but a narrow (or zero-width)
     /// character did not use.
-    fn resolve_insert<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>) {
+    fn resolve_insert(&mut self, run: &mut Run<'_, '_>) {
         let Some((row, col)) = self.insert_pending.take() else {
             return;
         };
@@ -403,7 +409,7 @@ impl Compat {
         }
     }
 
-    fn escape<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, b: u8) {
+    fn escape(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         match b {
             0x20..=0x2f => {
                 self.esc_intermediate = b;
@@ -422,7 +428,7 @@ impl Compat {
         }
     }
 
-    fn esc_dispatch<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, b: u8) {
+    fn esc_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         match (self.esc_intermediate, b) {
             (b'(', f) => self.sets[0] = Charset::from_final(f),
             (b')', f) => self.sets[1] = Charset::from_final(f),
@@ -467,7 +473,7 @@ impl Compat {
         }
     }
 
-    fn csi_byte<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, b: u8) {
+    fn csi_byte(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         let p = &mut self.csi;
         match b {
             b'0'..=b'9' if p.intermediate == 0 => {
@@ -510,7 +516,7 @@ impl Compat {
         }
     }
 
-    fn csi_dispatch<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, fin: u8) {
+    fn csi_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, fin: u8) {
         let p = &self.csi;
         match (p.private, p.intermediate, fin) {
             // Relative moves and edits start from the last column when a
@@ -560,6 +566,22 @@ impl Compat {
             // SM / RM: insert mode.
             (0, 0, b'h' | b'l') if p.values.contains(&4) => self.insert = fin == b'h',
             (b'?', 0, b'h' | b'l') => self.dec_mode(run, i, fin == b'h'),
+            // DECRQM: report a mode (an unanswered query makes programs wait).
+            (b'?' | 0, b'$', b'p') => {
+                let mode = p.values.first().copied().unwrap_or(0);
+                let private = p.private == b'?';
+                run.flush_to(i + 1);
+                let state = self.mode_state(run.parser, private, mode);
+                let reply = if private {
+                    format!("\x1b[?{mode};{state}$y")
+                } else {
+                    format!("\x1b[{mode};{state}$y")
+                };
+                run.parser
+                    .callbacks_mut()
+                    .replies
+                    .extend_from_slice(reply.as_bytes());
+            }
             // DECSTR, soft reset.
             (0, b'!', b'p') => {
                 self.insert = false;
@@ -572,7 +594,7 @@ impl Compat {
     }
 
     /// `CSI ? ... h` (`set`) or `l` ending at `i`.
-    fn dec_mode<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>, i: usize, set: bool) {
+    fn dec_mode(&mut self, run: &mut Run<'_, '_>, i: usize, set: bool) {
         let values = std::mem::take(&mut self.csi.values);
         let switches = values.iter().any(|v| matches!(v, 47 | 1047 | 1049));
         // Where the cursor was before the sequence (its parameter bytes do
@@ -614,9 +636,31 @@ impl Compat {
         self.csi.values = values;
     }
 
+    /// DECRQM's answer for a mode: 1 set, 2 reset, 0 not recognised.
+    fn mode_state(&self, parser: &Parser, private: bool, mode: u16) -> u8 {
+        let screen = parser.screen();
+        let set = match (private, mode) {
+            (false, 4) => self.insert,
+            (true, 1) => screen.application_cursor(),
+            (true, 7) => self.autowrap,
+            (true, 9) => screen.mouse_protocol_mode() == MouseProtocolMode::Press,
+            (true, 25) => !screen.hide_cursor(),
+            (true, 47 | 1047 | 1049) => screen.alternate_screen(),
+            (true, 1000) => screen.mouse_protocol_mode() == MouseProtocolMode::PressRelease,
+            (true, 1002) => screen.mouse_protocol_mode() == MouseProtocolMode::ButtonMotion,
+            (true, 1003) => screen.mouse_protocol_mode() == MouseProtocolMode::AnyMotion,
+            (true, 1005) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Utf8,
+            (true, 1006) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Sgr,
+            (true, 2004) => screen.bracketed_paste(),
+            (true, 2026) => parser.callbacks().synchronized,
+            _ => return 0,
+        };
+        if set { 1 } else { 2 }
+    }
+
     /// For a sequence that xterm starts by moving the cursor off the
     /// one-past-the-margin position: do that before feeding it.
-    fn clamp_before_sequence<CB: Callbacks>(&mut self, run: &mut Run<'_, '_, CB>) {
+    fn clamp_before_sequence(&mut self, run: &mut Run<'_, '_>) {
         if !self.printed_before_seq {
             return;
         }
@@ -679,7 +723,7 @@ impl Compat {
 }
 
 /// The cursor column, on the screen (not one past the last column).
-fn cursor_col<CB: Callbacks>(parser: &Parser<CB>) -> u16 {
+fn cursor_col(parser: &Parser) -> u16 {
     let (_, cols) = parser.screen().size();
     let (_, col) = parser.screen().cursor_position();
     col.min(cols.get() - 1)
@@ -687,7 +731,7 @@ fn cursor_col<CB: Callbacks>(parser: &Parser<CB>) -> u16 {
 
 /// Moves the cursor from one past the last column (where vt100 leaves it
 /// after writing there) onto the last column, where xterm has it.
-fn clamp_pending_wrap<CB: Callbacks>(parser: &mut Parser<CB>) {
+fn clamp_pending_wrap(parser: &mut Parser) {
     let (_, cols) = parser.screen().size();
     let (_, col) = parser.screen().cursor_position();
     if col >= cols.get() {
@@ -696,13 +740,13 @@ fn clamp_pending_wrap<CB: Callbacks>(parser: &mut Parser<CB>) {
 }
 
 /// One chunk being fed to the parser: `bytes[..done]` went in already.
-struct Run<'p, 'b, CB: Callbacks> {
-    parser: &'p mut Parser<CB>,
+struct Run<'p, 'b> {
+    parser: &'p mut Parser,
     bytes: &'b [u8],
     done: usize,
 }
 
-impl<CB: Callbacks> Run<'_, '_, CB> {
+impl Run<'_, '_> {
     /// Feeds the chunk up to (not including) `end`.
     fn flush_to(&mut self, end: usize) {
         if end > self.done {
@@ -877,6 +921,41 @@ mod tests {
         let s = snap(b"\x1b]0;t(0[4h\x07q\x1bP1$r(0[4h\x1b\\q\x1b[>4;2mq\x1b[?4hq\x1b[4$pq");
         assert_eq!(s.lines[0], "qqqqq");
         assert_eq!(s.title, "t(0[4h");
+    }
+
+    fn replies_to(bytes: &[u8]) -> String {
+        let mut screen = Screen::new(24, 80, 100);
+        let mut replies = Vec::new();
+        screen.process(bytes, &mut replies);
+        String::from_utf8(replies).unwrap()
+    }
+
+    #[test]
+    fn decrqm_reports_modes_in_order_with_other_replies() {
+        assert_eq!(
+            replies_to(
+                b"\x1b[?1h\x1b[?1$p\x1b[?7l\x1b[?7$p\x1b[?2004$p\x1b[5n\x1b[?1049h\x1b[?1049$p"
+            ),
+            "\x1b[?1;1$y\x1b[?7;2$y\x1b[?2004;2$y\x1b[0n\x1b[?1049;1$y"
+        );
+        assert_eq!(
+            replies_to(
+                b"\x1b[4h\x1b[4$p\x1b[?25l\x1b[?25$p\x1b[?1000h\x1b[?1006h\x1b[?1000$p\x1b[?1006$p"
+            ),
+            "\x1b[4;1$y\x1b[?25;2$y\x1b[?1000;1$y\x1b[?1006;1$y"
+        );
+        // Modes we do not know are reported as not recognised.
+        assert_eq!(
+            replies_to(b"\x1b[?12$p\x1b[20$p"),
+            "\x1b[?12;0$y\x1b[20;0$y"
+        );
+    }
+
+    #[test]
+    fn cursor_report_at_the_right_margin_names_the_last_column() {
+        let mut bytes = "x".repeat(80).into_bytes();
+        bytes.extend(b"\x1b[6n");
+        assert_eq!(replies_to(&bytes), "\x1b[1;80R");
     }
 
     /// The same output in any split gives the same screen.
