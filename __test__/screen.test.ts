@@ -32,6 +32,8 @@ for burst in range(5):
 print("end of bursts", flush=True)
 time.sleep(30)
 `)
+    // Settling is about output going quiet: wait until the program started.
+    await s.waitFor('burst 0 line 0', { in: 'output' })
     const started = Date.now()
     const screen = await s.waitForSettle({ quietMs: 200, timeoutMs: 10000 })
     expect(screen.settled).toBe(true)
