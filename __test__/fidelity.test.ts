@@ -29,7 +29,15 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 /** What @xterm/headless shows after `bytes`. */
 async function viaXterm(bytes: Uint8Array, cols: number, rows: number): Promise<View> {
-  const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true })
+  // xterm keeps a title stack (XTWINOPS 22/23) by default; xterm.js only
+  // with these window options.
+  const term = new Terminal({
+    cols,
+    rows,
+    scrollback: 1000,
+    allowProposedApi: true,
+    windowOptions: { pushTitle: true, popTitle: true },
+  })
   let title = ''
   term.onTitleChange((t) => (title = t))
   await new Promise<void>((resolve) => term.write(bytes, resolve))
@@ -173,6 +181,7 @@ describe('features, one sequence each', () => {
     ['repeat the last character (REP)', `a${E}[5bb${E}[3b`],
     ['screen alignment pattern (DECALN)', `${E}#8`],
     ['full reset (RIS)', `garbage${E}(0q${E}cclean q`],
+    ['title stack (XTWINOPS 22/23)', `${E}]2;shell${E}\\${E}[22;0t${E}]2;vim${E}\\${E}[22t${E}]0;third\x07${E}[23;2tx${E}[23;0t`],
     ['window title (OSC 0 and 2) and other strings', `${E}]0;first\x07${E}]2;second${E}\\${E}]8;;http://example.com\x07link${E}]8;;\x07 ${E}P1$r0m${E}\\done`],
     ['line feed without carriage return and a bare carriage return', `a\nb\rc\r\n\x0bv\x0cf`],
   ]

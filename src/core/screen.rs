@@ -89,10 +89,15 @@ pub struct Screen {
     compat: compat::Compat,
 }
 
+/// Titles kept by the title stack (as xterm.js).
+const TITLE_STACK_LIMIT: usize = 10;
+
 /// What `vt100` reports through callbacks.
 #[derive(Default)]
 struct Hooks {
     title: String,
+    /// Titles saved by `CSI 22 t` (XTWINOPS push), restored by `CSI 23 t`.
+    title_stack: Vec<String>,
     /// Bytes to send back to the program, in the order it asked.
     replies: Vec<u8>,
     /// Inside a synchronized-output block (mode 2026 set).
@@ -139,6 +144,23 @@ impl vt100::Callbacks for Hooks {
             (Some(b'>'), None, 'q') => {
                 let reply = format!("\x1bP>|ptypilot({})\x1b\\", env!("CARGO_PKG_VERSION"));
                 self.replies.extend_from_slice(reply.as_bytes());
+            }
+            // Push and pop the title (XTWINOPS 22/23; `;1` is the icon name
+            // alone, which we do not keep). Programs such as vim push the
+            // title before setting their own and pop it when they exit.
+            (None, None, 't') if matches!(first, 22 | 23) => {
+                let which = params.get(1).and_then(|p| p.first()).copied().unwrap_or(0);
+                if which == 1 {
+                    return;
+                }
+                if first == 22 {
+                    if self.title_stack.len() == TITLE_STACK_LIMIT {
+                        self.title_stack.remove(0);
+                    }
+                    self.title_stack.push(self.title.clone());
+                } else if let Some(title) = self.title_stack.pop() {
+                    self.title = title;
+                }
             }
             // Window size in characters.
             (None, None, 't') if first == 18 => {
@@ -425,6 +447,20 @@ mod tests {
         let mut r = Vec::new();
         screen.process(b"\x1b]2;second\x1b\\", &mut r);
         assert_eq!(screen.snapshot().title, "second");
+    }
+
+    #[test]
+    fn title_stack_push_and_pop() {
+        let (mut screen, _) = screen_of(b"\x1b]2;shell\x07\x1b[22;0t\x1b]2;vim\x07");
+        assert_eq!(screen.snapshot().title, "vim");
+        let mut r = Vec::new();
+        screen.process(b"\x1b[23;0t", &mut r);
+        assert_eq!(screen.snapshot().title, "shell");
+        // Icon-name only (`;1`) leaves the title alone; popping an empty
+        // stack too.
+        screen.process(b"\x1b[22;1t\x1b]2;x\x07\x1b[23;1t\x1b[23t", &mut r);
+        assert_eq!(screen.snapshot().title, "x");
+        assert!(r.is_empty());
     }
 
     #[test]
