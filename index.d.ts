@@ -203,7 +203,8 @@ export declare class PtySession {
   /**
    * Pastes text. When the program enabled bracketed paste (mode 2004) the text is wrapped in
    * paste markers (markers inside the text are removed), so editors and shells take it literally;
-   * otherwise it is typed as is.
+   * otherwise it is typed as is. Line breaks (`\n`, `\r\n`) are sent as `\r` (Enter), as terminals
+   * paste them.
    */
   paste(text: string): void
   /** Resizes the terminal; the program gets SIGWINCH. `ERR_INVALID_ARG` out of range, `ERR_NOT_RUNNING` after the exit. */

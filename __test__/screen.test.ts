@@ -263,10 +263,20 @@ os.write(1, (repr(read_all()) + "\\r\\n").encode())
     await s.waitFor('ready1')
     s.paste('line one\nline two\x1b[201~\x1b[200~end')
     // One start marker, one end marker: the ones inside the text are gone.
-    await s.waitFor("b'\\x1b[200~line one\\nline twoend\\x1b[201~'")
+    // Line breaks arrive as Enter (\r), as a terminal pastes them.
+    await s.waitFor("b'\\x1b[200~line one\\rline twoend\\x1b[201~'")
     await s.waitFor('ready2')
-    s.paste('plain\ntext')
-    await s.waitFor("b'plain\\ntext'")
+    s.paste('plain\r\ntext')
+    await s.waitFor("b'plain\\rtext'")
+    expect((await s.exited).exitCode).toBe(0)
+  })
+
+  it('a plain paste into a line-mode program arrives line by line', async () => {
+    const s = PtySession.spawn({ command: 'cat' })
+    s.paste('one\ntwo\r\n')
+    // The terminal echoes the pasted lines as they arrive; then cat prints them back.
+    await s.waitFor(/^one\ntwo\none\ntwo$/m)
+    s.sendKeys('ctrl+d')
     expect((await s.exited).exitCode).toBe(0)
   })
 
