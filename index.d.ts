@@ -90,6 +90,7 @@ export interface PtyExit {
 /** Where the cursor is (0-based) and whether it is shown. */
 export interface CursorPosition {
   row: number
+  /** At most `cols - 1`: after a character in the last column the cursor stays there (a wrap is pending). */
   col: number
   visible: boolean
 }

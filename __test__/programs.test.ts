@@ -133,6 +133,25 @@ describe('less', () => {
     expect(s.screen().altScreen).toBe(false)
   })
 
+  it('with TERM=rxvt (alternate screen by mode 47 and ESC 7/8) the screen before less comes back', async () => {
+    const home = tempHome()
+    const s = spawnIn(home, {
+      command: 'echo before less; seq 1 200 | less; echo after less; sleep 30',
+      shell: 'sh',
+      term: 'rxvt',
+    })
+    await s.waitFor(/^23\n:$/m)
+    expect(s.screen().altScreen).toBe(true)
+    expect(s.read({ raw: true }).text).toContain('\x1b[?47h')
+    s.sendKeys('G')
+    await s.waitFor(/^200\n\(END\)$/m)
+    s.sendKeys('q')
+    const { screen } = await s.waitFor('after less')
+    expect(screen.altScreen).toBe(false)
+    expect(screen.text).toBe('before less\nafter less')
+    s.kill()
+  })
+
   it('redraws to the new size after resize', async () => {
     const home = tempHome()
     const s = spawnIn(home, { command: 'seq 1 200 | less', shell: true })
