@@ -11,3 +11,4 @@ mod error;
 mod keys;
 mod options;
 mod pty_session;
+mod tool_registry;
