@@ -713,13 +713,15 @@ fn typed_text(input: &str) -> String {
     let mut rest = input;
     while let Some(start) = rest.find('<') {
         out.push_str(&rest[..start]);
-        match rest[start..].find('>') {
-            Some(end)
-                if encode_input(&rest[start..=start + end], KeyModes::default())
-                    .is_ok_and(|b| b != rest[start..=start + end].as_bytes()) =>
-            {
-                rest = &rest[start + end + 1..];
-            }
+        let token = rest[start..]
+            .find('>')
+            .map(|end| &rest[start..=start + end]);
+        // A token that encodes to something other than itself is a key.
+        let is_key = token.is_some_and(|t| {
+            encode_input(t, KeyModes::default()).is_ok_and(|bytes| bytes != t.as_bytes())
+        });
+        match token {
+            Some(t) if is_key => rest = &rest[start + t.len()..],
             _ => {
                 out.push('<');
                 rest = &rest[start + 1..];
