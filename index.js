@@ -66,6 +66,10 @@ function checkMillis(value, what) {
   }
 }
 
+// Programs must not outlive the process (or worker) that started them, even
+// when it ends with process.exit().
+process.once('exit', () => native.killAllStarted())
+
 /** `process.env` is per-thread in workers; the main thread's is the real environ. */
 const { isMainThread } = require('node:worker_threads')
 function baseEnv() {

@@ -513,6 +513,44 @@ describe('robustness', () => {
     }
   })
 
+  it('process.exit() with a session running leaves no process behind', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const script = `
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      (async () => {
+        const s = PtySession.spawn({ command: 'sh', args: ['-c',
+          'setsid sh -c \\'trap "" HUP TERM; echo "daemon $$"; exec sleep 300\\' & sleep 300'] });
+        const { screen } = await s.waitFor(/daemon \\d+/);
+        console.log(/daemon (\\d+)/.exec(screen.text)[1], s.pid);
+        process.exit(0);
+      })();
+    `
+    const child = spawnChild(process.execPath, ['-e', script])
+    let stdout = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    await new Promise((resolve) => child.on('exit', resolve))
+    const pids = stdout.trim().split(' ').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) {
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 })
+    }
+  })
+
+  it('terminating a worker kills the programs it started', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort } = require('node:worker_threads');
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      const s = PtySession.spawn({ command: 'sh', args: ['-c', 'trap "" HUP; sleep 300'] });
+      parentPort.postMessage(s.pid);
+    `
+    const worker = new Worker(source, { eval: true })
+    const pid = await new Promise<number>((resolve) => worker.once('message', resolve))
+    expect(alive(pid)).toBe(true)
+    await worker.terminate()
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 })
+  })
+
   it('handles 100 concurrent sessions', async () => {
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) => run('sh', ['-c', `echo n${i}`])),

@@ -312,6 +312,27 @@ impl Session {
         Ok(Session { shared, pid })
     }
 
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            shared: Arc::downgrade(&self.shared),
+            pid: self.pid,
+        }
+    }
+
+    /// SIGKILL to the program, its process group and every descendant, right
+    /// here on the calling thread (for teardown, when there is no time to let
+    /// the session thread do it). The exit follows as usual.
+    pub fn kill_now(&self) {
+        if !self.running() {
+            return;
+        }
+        for target in process::tree(&[self.pid], &[self.pid]) {
+            target.signal(Signal::SIGKILL);
+        }
+        let _ = self.kill();
+    }
+
     /// Attaches the listener. It is woken at once if output (or the exit) is
     /// already waiting, and released after it was woken for the exit.
     pub fn attach(&self, sink: Arc<dyn EventSink>) {
@@ -598,6 +619,23 @@ impl Session {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.shared.lock()
+    }
+}
+
+/// A session reference that does not keep it alive (see [`Session::downgrade`]).
+#[derive(Clone)]
+pub struct WeakSession {
+    shared: std::sync::Weak<Shared>,
+    pid: Pid,
+}
+
+impl WeakSession {
+    /// The session, if anything else still holds it.
+    pub fn upgrade(&self) -> Option<Session> {
+        Some(Session {
+            shared: self.shared.upgrade()?,
+            pid: self.pid,
+        })
     }
 }
 
