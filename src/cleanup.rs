@@ -86,6 +86,8 @@ pub fn track(env: &Env, owner: Owner) {
 /// running. The JS layer calls it from `process.on('exit')`, because
 /// `process.exit()` does not run environment cleanup hooks.
 #[napi_derive::napi]
+// `#[napi]` registers the function with Node only outside `cfg(test)`.
+#[cfg_attr(test, allow(dead_code))]
 pub fn kill_all_started() {
     OWNERS.with(|cell| {
         if let Some(owners) = &*cell.borrow() {
