@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawn as spawnChild } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
+import { getEventListeners } from 'node:events'
 import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
 import { alive, collector, exists, fdCount, procState } from './helpers.js'
 
@@ -354,6 +355,16 @@ describe('timeouts and cancellation', () => {
     setTimeout(() => controller.abort(), 100)
     const exit = await exited
     expect(exit).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGTERM' })
+  })
+
+  it('a long-lived signal keeps no listener once sessions end', async () => {
+    const controller = new AbortController()
+    for (let i = 0; i < 3; i++) await new PtySession().start({ command: 'true', signal: controller.signal })
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('a non-signal is ERR_INVALID_ARG', () => {
+    expect(() => PtySession.spawn({ command: 'true', signal: 5 as never })).toThrow(/options.signal must be an AbortSignal/)
   })
 
   it('an already aborted signal stops the program at once', async () => {
