@@ -373,7 +373,10 @@ describe('timeouts and cancellation', () => {
   })
 
   it('a program that ignores TERM is killed after the grace', async () => {
-    const session = PtySession.spawn({ command: 'sh', args: ['-c', "trap '' TERM; echo ready; sleep 100"] })
+    const session = PtySession.spawn({
+      command: 'python3',
+      args: ['-c', 'import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print("ready", flush=True); time.sleep(100)'],
+    })
     await session.waitFor('ready')
     const exit = await session.terminate({ graceMs: 200 })
     expect(exit).toMatchObject({ cancelled: true, signal: 'SIGKILL' })
