@@ -10,3 +10,4 @@ mod cancel;
 mod error;
 mod options;
 mod pty_session;
+mod shell;
