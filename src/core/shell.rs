@@ -147,6 +147,8 @@ impl ShellKind {
             }
             ShellKind::Zsh => {
                 lines.push("unsetopt zle prompt_cr prompt_sp 2>/dev/null");
+                // `exit` exits even with background jobs, as in bash and dash.
+                lines.push("unsetopt check_jobs check_running_jobs 2>/dev/null");
                 lines.push("setopt prompt_subst 2>/dev/null; unset HISTFILE RPS1 RPROMPT");
             }
             ShellKind::Posix => {
@@ -833,6 +835,8 @@ struct State {
     busy: bool,
     abort: Option<CancellationToken>,
     closed: bool,
+    /// Processes left behind by shells that exited.
+    orphans: Vec<ProcRef>,
 }
 
 /// A persistent shell session that runs one command at a time.
@@ -990,6 +994,7 @@ impl Shell {
                 busy: false,
                 abort: None,
                 closed: false,
+                orphans: Vec::new(),
             }),
             idle: watch::channel(true).0,
         }
@@ -1065,6 +1070,8 @@ impl Shell {
             end_shell(&live.session).await;
         }
         self.wait_idle().await;
+        let orphans = std::mem::take(&mut self.lock().orphans);
+        kill_and_wait(orphans).await;
     }
 
     async fn wait_idle(&self) {
@@ -1084,6 +1091,21 @@ impl Shell {
         if state.live.as_ref().is_some_and(|l| Arc::ptr_eq(l, live)) {
             state.live = None;
         }
+    }
+
+    /// Forgets a shell that exited, and hangs up on what it left running in
+    /// its terminal session (as a closing terminal would); whatever survives
+    /// that is killed by [`Shell::close`].
+    fn bury(&self, live: &Arc<Live>) {
+        self.forget(live);
+        let strays = session_members(live.session.pid());
+        for p in &strays {
+            p.signal(Signal::SIGHUP);
+            p.signal(Signal::SIGCONT);
+        }
+        let mut state = self.lock();
+        state.orphans.retain(ProcRef::alive);
+        state.orphans.extend(strays);
     }
 
     /// The PATH the shell will see.
@@ -1176,7 +1198,7 @@ impl Shell {
                 return Ok(Some(live));
             }
             if let Some(exit) = out.exit {
-                self.forget(&live);
+                self.bury(&live);
                 let said = live.tracker().discarded();
                 return Err(Error {
                     code: ErrorCode::Spawn,
@@ -1267,7 +1289,7 @@ impl Shell {
                 }));
             }
             if let Some(exit) = out.exit {
-                self.forget(live);
+                self.bury(live);
                 if file.is_none() {
                     return Ok(match stop.poll() {
                         Some(reason) => {
@@ -1432,8 +1454,31 @@ async fn end_shell(session: &Session) {
         let _ = session.signal(Signal::SIGHUP);
         session.wait_exit().await;
     }
-    for p in strays.iter().chain(&session_members(leader)) {
+    kill_and_wait(strays.into_iter().chain(session_members(leader)).collect()).await;
+}
+
+/// SIGKILL to each process still alive, and waits (at most [`CLOSE_GRACE`])
+/// until they are gone: the signal takes effect when a process next runs,
+/// and "closed" should mean "gone".
+async fn kill_and_wait(procs: Vec<ProcRef>) {
+    kill_all(&procs);
+    let give_up = Instant::now() + CLOSE_GRACE;
+    while procs.iter().any(ProcRef::alive) && Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// SIGKILL to each process still alive.
+fn kill_all(procs: &[ProcRef]) {
+    for p in procs {
         p.signal(Signal::SIGKILL);
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        // The live shell (if any) is killed when its `Live` goes.
+        kill_all(&std::mem::take(&mut self.lock().orphans));
     }
 }
 
