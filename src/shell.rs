@@ -164,6 +164,9 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
             "options.shell must be a shell program such as 'bash', got {name:?}"
         )));
     }
+    if let Some(name) = &shell {
+        core_shell::check_shell_name(name)?;
+    }
     let cwd = opts.string("cwd")?.map(PathBuf::from);
     let vars = opts.string_map("env")?.unwrap_or_default();
     for (key, value) in &vars {

@@ -24,8 +24,12 @@
 //! reads one line ([`run_line`]):
 //!
 //! ```text
-//! \command printf '\033]133;C;%s\007' NONCE; . /tmp/ptypilot-shell-…/cmd-1 </dev/null; \command printf '\033]133;D;%s;%s\007' "$?" NONCE; PS1=$__ptypilot_ps1
+//! \command printf '\033]133;C;%s\007' NONCE; . /tmp/ptypilot-shell-…/cmd-1 </dev/null;
+//! { \command printf '\033]133;D;%s;%s\007' "$?" NONCE; } 2>/dev/null; PS1=$__ptypilot_ps1
 //! ```
+//!
+//! (one line; shown on two). The braces send a trace of the `D` printf to
+//! `/dev/null` when the command turned on `set -x`.
 //!
 //! `.` runs the file in the current shell, so multi-line commands, here-docs,
 //! quotes and a missing final newline need no escaping, and `cd`/`export`
@@ -78,6 +82,9 @@ pub const CLOSE_GRACE: Duration = Duration::from_millis(1000);
 pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 /// Longest marker the parser waits for before treating the bytes as output.
 const MAX_MARKER: usize = 160;
+/// A line longer than this (in bytes of terminal output) is let out in
+/// pieces, so one endless line cannot grow memory without bound.
+const LONG_LINE: usize = 1 << 20;
 /// Discarded output kept to explain a shell that failed to start.
 const DISCARDED_KEPT: usize = 2048;
 /// The variable that carries the marker prompt into the shell's environment.
@@ -166,6 +173,37 @@ impl ShellKind {
     }
 }
 
+/// Shells whose language is not POSIX sh: they cannot run the markers.
+const NOT_POSIX: &[&str] = &[
+    "fish",
+    "csh",
+    "tcsh",
+    "nu",
+    "elvish",
+    "xonsh",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "rc",
+    "es",
+];
+
+/// Fails with `ERR_INVALID_ARG` for a shell known not to speak POSIX sh
+/// (fish, csh, nushell, PowerShell, ...).
+pub fn check_shell_name(shell: &str) -> Result<()> {
+    let name = Path::new(shell)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(shell);
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    if NOT_POSIX.contains(&name) {
+        return Err(Error::invalid_arg(format!(
+            "options.shell {shell:?} is not a POSIX shell; use bash, zsh, dash or another sh"
+        )));
+    }
+    Ok(())
+}
+
 /// The prompt that prints the `A` marker with `$?` (expanded by the shell
 /// each time it shows the prompt).
 pub fn prompt(nonce: &str) -> String {
@@ -204,7 +242,7 @@ pub fn run_line(
     };
     format!(
         "\\command printf '\\033]133;C;%s\\007' {nonce}; {body} </dev/null; \
-         \\command printf '\\033]133;D;%s;%s\\007' \"$?\" {nonce}; PS1=${PS1_KEEP}\n"
+         {{ \\command printf '\\033]133;D;%s;%s\\007' \"$?\" {nonce}; }} 2>/dev/null; PS1=${PS1_KEEP}\n"
     )
 }
 
@@ -457,7 +495,7 @@ pub struct Finish {
 /// Output of the command is stripped of escape sequences with a
 /// [`Stripper`] (`\r\n` becomes `\n`, `\r` and backspace are applied to the
 /// line), so text comes out line by line; the unfinished last line comes out
-/// when the command ends.
+/// when the command ends (or once it is longer than 1 MiB).
 #[derive(Debug)]
 pub struct Tracker {
     parser: MarkerParser,
@@ -468,6 +506,8 @@ pub struct Tracker {
     pieces: Vec<Piece>,
     /// The tail of what was dropped (not command output), for diagnostics.
     discarded: String,
+    /// Command output fed since the stripper last completed a line.
+    line_bytes: usize,
 }
 
 impl Tracker {
@@ -481,6 +521,7 @@ impl Tracker {
             finish: None,
             pieces: Vec::new(),
             discarded: String::new(),
+            line_bytes: 0,
         }
     }
 
@@ -524,6 +565,7 @@ impl Tracker {
     pub fn submit(&mut self, max_output: usize) {
         self.phase = Phase::Submitted;
         self.stripper = Stripper::default();
+        self.line_bytes = 0;
         self.output = OutputBuffer::new(max_output);
         self.finish = None;
     }
@@ -545,7 +587,19 @@ impl Tracker {
 
     fn step(&mut self, piece: Piece, out: &mut String) {
         match (self.phase, piece) {
-            (Phase::Running, Piece::Text(text)) => self.stripper.feed(&text, out),
+            (Phase::Running, Piece::Text(text)) => {
+                let before = out.len();
+                self.stripper.feed(&text, out);
+                if out[before..].contains('\n') {
+                    self.line_bytes = 0;
+                } else {
+                    self.line_bytes += text.len();
+                    if self.line_bytes > LONG_LINE {
+                        self.stripper.flush_line(out);
+                        self.line_bytes = 0;
+                    }
+                }
+            }
             (_, Piece::Text(text)) => self.discard(&text),
             (Phase::Running, Piece::Marker(Marker::End { status })) => {
                 self.stripper.flush_line(out);
@@ -1783,6 +1837,30 @@ mod tests {
         );
         assert!(ShellKind::Bash.args().contains(&"--norc".to_owned()));
         assert!(ShellKind::Posix.init_lines().ends_with("PS2=\n"));
+    }
+
+    #[test]
+    fn an_endless_line_comes_out_in_pieces() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.feed(&c());
+        let chunk = "x".repeat(64 << 10);
+        let mut out = String::new();
+        for _ in 0..40 {
+            out.push_str(&t.feed(&chunk));
+        }
+        // 2.5 MiB fed: at least two pieces came out before the end.
+        assert!(out.len() >= 2 * LONG_LINE, "{}", out.len());
+        out.push_str(&t.feed(&d(0)));
+        assert_eq!(out.len(), 40 * chunk.len());
+    }
+
+    #[test]
+    fn non_posix_shells_are_refused() {
+        assert!(check_shell_name("/usr/bin/fish").is_err());
+        assert!(check_shell_name("tcsh").is_err());
+        assert!(check_shell_name("bash").is_ok());
+        assert!(check_shell_name("/bin/sh").is_ok());
     }
 
     #[test]
