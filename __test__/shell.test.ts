@@ -192,6 +192,19 @@ describe.each(shells)('Shell with %s', (program) => {
       expect((await s.run({ command: 'echo ok' })).output).toBe('ok\n')
     })
 
+    it('a timeout that fires as the command starts stops the whole command, and nothing runs later', async () => {
+      const s = shell()
+      await s.run({ command: 'true' })
+      for (let i = 0; i < 15; i++) {
+        const started = Date.now()
+        const r = await s.run({ command: 'sleep 5; echo ran', timeoutMs: i % 5 })
+        expect(r).toMatchObject({ exitCode: null, timedOut: true })
+        expect(r.output).not.toMatch(/ran/)
+        expect(Date.now() - started).toBeLessThan(900)
+        expect((await s.run({ command: 'echo next' })).output).toBe('next\n')
+      }
+    })
+
     it('stops a busy loop of shell builtins', async () => {
       const s = shell()
       const r = await s.run({ command: 'while :; do :; done', timeoutMs: 200 })

@@ -46,10 +46,11 @@
 //! # Stopping a command
 //!
 //! A timeout, an `AbortSignal` or [`Shell::abort`] interrupts the terminal's
-//! foreground job the way Ctrl-C does (SIGINT to its process group), then
-//! after [`INTERRUPT_GRACE`] sends SIGTERM to that job's process tree, then
-//! SIGKILL, and as a last resort kills the shell (the next run starts a new
-//! one). The shell itself survives the usual cases, so state is kept.
+//! foreground job the way Ctrl-C does (SIGINT to its process group, and to
+//! each new foreground job), then after [`INTERRUPT_GRACE`] sends SIGTERM to
+//! that job's process tree, then SIGKILL, and as a last resort kills the
+//! shell (the next run starts a new one). The shell itself survives the usual
+//! cases, so its state is kept.
 
 use std::collections::VecDeque;
 use std::fs;
@@ -71,7 +72,7 @@ use super::process::{self, Pid, ProcRef};
 use super::session::{self, Exit, Session, SpawnOptions, shell_quote};
 use super::transcript::Stripper;
 
-/// Time between the steps that stop an interrupted command (SIGINT, SIGTERM,
+/// Time between the steps that stop a command (SIGINT phase, SIGTERM,
 /// SIGKILL, killing the shell).
 pub const INTERRUPT_GRACE: Duration = Duration::from_millis(1000);
 /// How long a new shell may take to show its first prompt.
@@ -987,54 +988,98 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-/// The steps that stop the command in the foreground, one per
-/// [`INTERRUPT_GRACE`].
+/// The steps that stop the command in the foreground.
+///
+/// For [`INTERRUPT_GRACE`], Ctrl-C: SIGINT to the terminal's foreground
+/// process group, and again to each new foreground group (some shells, zsh
+/// among them, lose a SIGINT that arrives between two commands, and the next
+/// job would never see one). Then SIGTERM to the foreground job's process
+/// tree, after another grace SIGKILL, and after another the shell is killed.
+/// When the shell itself is in the foreground after the SIGINT phase (a
+/// builtin loop that ignores SIGINT), the shell is killed at once.
+///
+/// The first step waits until the command has started (its `C` marker came):
+/// a SIGINT to a shell that has not read the line yet would only redraw the
+/// prompt, and the command would run after its run was reported stopped. A
+/// shell that does not start the command within [`INTERRUPT_GRACE`] is killed.
 struct Interrupt {
-    step: u8,
+    /// The command has started; the steps can begin.
+    armed: bool,
+    /// When the first SIGINT went out.
+    since: Option<Instant>,
+    /// The process group that got the last SIGINT.
+    interrupted: Option<Pid>,
+    /// Steps taken after the SIGINT phase.
+    escalations: u8,
     next_at: Option<Instant>,
 }
 
+/// How often the foreground group is checked during the SIGINT phase.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
 impl Interrupt {
-    fn new() -> Self {
+    fn new(started: bool) -> Self {
+        let now = Instant::now();
         Interrupt {
-            step: 0,
-            next_at: Some(Instant::now()),
+            armed: started,
+            since: None,
+            interrupted: None,
+            escalations: 0,
+            next_at: Some(if started { now } else { now + INTERRUPT_GRACE }),
         }
     }
 
-    /// Takes the next step: SIGINT to the foreground job; SIGTERM to its
-    /// process tree; SIGKILL to it; kill the shell. When the shell itself is
-    /// in the foreground (a builtin loop that ignores SIGINT), killing the
-    /// shell is the step after SIGINT.
+    /// The command started: take the first step now.
+    fn arm(&mut self) {
+        if !self.armed {
+            self.armed = true;
+            self.next_at = Some(Instant::now());
+        }
+    }
+
+    /// Takes the step that is due.
     fn advance(&mut self, session: &Session) {
+        let now = Instant::now();
+        if !self.armed {
+            return self.kill_shell(session);
+        }
         let shell = session.pid();
         let foreground = session.foreground_group();
-        let job = foreground.filter(|&g| g != shell);
-        match (self.step, job) {
-            (0, _) => {
-                let target = foreground.unwrap_or(shell);
+        let since = *self.since.get_or_insert(now);
+        let term_at = since + INTERRUPT_GRACE;
+        if now < term_at {
+            let target = foreground.unwrap_or(shell);
+            if self.interrupted != Some(target) {
                 let _ = nix::sys::signal::killpg(NixPid::from_raw(target), Signal::SIGINT);
+                self.interrupted = Some(target);
             }
-            (1 | 2, Some(group)) => {
-                let signal = if self.step == 1 {
+            self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
+            return;
+        }
+        match (self.escalations, foreground.filter(|&g| g != shell)) {
+            (0 | 1, Some(job)) => {
+                let signal = if self.escalations == 0 {
                     Signal::SIGTERM
                 } else {
                     Signal::SIGKILL
                 };
-                for p in process::tree(&[], &[group]) {
+                for p in process::tree(&[], &[job]) {
                     p.signal(signal);
                     // A stopped job acts on SIGTERM only once continued.
                     p.signal(Signal::SIGCONT);
                 }
+                self.escalations += 1;
+                self.next_at = Some(now + INTERRUPT_GRACE);
             }
-            _ => {
-                let _ = session.kill();
-                self.next_at = None;
-                return;
-            }
+            _ => self.kill_shell(session),
         }
-        self.step += 1;
-        self.next_at = Some(Instant::now() + INTERRUPT_GRACE);
+    }
+
+    /// The last resort: the run ends when the shell's session does, and the
+    /// next run starts a new shell.
+    fn kill_shell(&mut self, session: &Session) {
+        let _ = session.kill();
+        self.next_at = None;
     }
 }
 
@@ -1392,6 +1437,11 @@ impl Shell {
                 let _ = live.session.write(line.as_bytes());
                 continue;
             }
+            if let Some(interrupt) = &mut interrupt
+                && phase != Phase::Submitted
+            {
+                interrupt.arm();
+            }
             let next_step = interrupt.as_ref().and_then(|i| i.next_at);
             tokio::select! {
                 _ = rx.changed() => {}
@@ -1400,7 +1450,7 @@ impl Shell {
                     if file.is_none() {
                         return Ok(Executed::Done(RunResult::stopped(reason, String::new(), false)));
                     }
-                    interrupt = Some(Interrupt::new());
+                    interrupt = Some(Interrupt::new(phase != Phase::Submitted));
                 }
                 _ = sleep_until(next_step), if next_step.is_some() => {
                     if let Some(interrupt) = &mut interrupt {
