@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { Shell, executeShell, type PtypilotError } from '../index.js'
 import { alive, have } from './helpers.js'
 
@@ -369,6 +371,39 @@ describe('Shell defaults and errors', () => {
     } finally {
       await s.close()
     }
+  })
+
+  it('works in worker threads, with the worker\'s own env and streamed output', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { Shell } = require(${JSON.stringify(indexPath)});
+      process.env.PTYPILOT_WORKER = 'worker-' + workerData;
+      (async () => {
+        const shell = new Shell();
+        let streamed = '';
+        const r = await shell.run({ command: 'echo "$PTYPILOT_WORKER"' }, (c) => (streamed += c));
+        await shell.close();
+        parentPort.postMessage({ output: r.output, streamed });
+      })();
+    `
+    const results = await Promise.all(
+      [1, 2].map(
+        (n) =>
+          new Promise<{ output: string; streamed: string }>((resolve, reject) => {
+            const worker = new Worker(source, { eval: true, workerData: n })
+            worker.once('message', (m) => {
+              resolve(m)
+              void worker.terminate()
+            })
+            worker.once('error', reject)
+          }),
+      ),
+    )
+    results.forEach(({ output, streamed }, i) => {
+      expect(output).toBe(`worker-${i + 1}\n`)
+      expect(streamed).toBe(output)
+    })
   })
 
   it('reports a listener that throws as a warning and still completes the run', async () => {

@@ -121,8 +121,11 @@ export declare class Shell {
    *
    * `onData` receives the command's output as it arrives, processed exactly
    * as `output` (so the chunks joined equal `output` unless it was
-   * truncated): whole lines as they complete and the unfinished last line
-   * when the command ends. Every chunk arrives before the promise settles; a
+   * truncated): whole lines as they complete (a line longer than 1 MiB in
+   * pieces) and the unfinished last line when the command ends, so text
+   * still waiting for its newline (a `read -p` style prompt) shows up only
+   * then. The command is not slowed down by the listener unless the
+   * listener falls behind. Every chunk arrives before the promise settles; a
    * listener that throws is reported as a process warning.
    *
    * One run at a time: a `run` while another is in progress rejects with

@@ -1298,6 +1298,10 @@ impl Shell {
             }
             if let Some(exit) = out.exit {
                 self.bury(&live);
+                if stop.poll().is_some() {
+                    // `close()` ended it.
+                    return Ok(None);
+                }
                 let said = live.tracker().discarded();
                 return Err(Error {
                     code: ErrorCode::Spawn,
