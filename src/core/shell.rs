@@ -1380,7 +1380,10 @@ impl Shell {
             if let Some(finish) = finish.filter(|_| file.is_some()) {
                 cleanup(&file);
                 let (output, truncated) = live.tracker().take_output();
-                return Ok(Executed::Done(match stop.reason {
+                // A stop that was asked for wins, even if the command ended
+                // before it was acted on (`close()` makes the command end
+                // with SIGTERM, not with a stop of ours).
+                return Ok(Executed::Done(match stop.poll() {
                     Some(reason) => RunResult::stopped(reason, output, truncated),
                     None => RunResult {
                         exit_code: Some(finish.status),
