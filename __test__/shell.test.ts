@@ -4,7 +4,7 @@
 // dash (and zsh where it is installed).
 import { describe, it, expect, afterEach, vi } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, realpathSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -122,15 +122,19 @@ describe.each(shells)('Shell with %s', (program) => {
     })
 
     it('applies per-run cwd to that run only, relative to the shell directory', async () => {
-      const base = realpathSync(mkdtempSync(join(tmpdir(), 'ptypilot-shell-')))
-      mkdirSync(join(base, 'sub'))
-      const s = shell({ cwd: base })
-      expect((await s.run({ command: 'pwd', cwd: '/usr' })).output).toBe('/usr\n')
-      expect((await s.run({ command: 'pwd' })).output).toBe(`${base}\n`)
-      expect((await s.run({ command: 'pwd', cwd: 'sub' })).output).toBe(`${base}/sub\n`)
-      // A cd inside a run with cwd stays inside that run.
-      await s.run({ command: 'cd /', cwd: 'sub' })
-      expect((await s.run({ command: 'pwd' })).output).toBe(`${base}\n`)
+      const base = realpathSync(mkdtempSync(join(tmpdir(), 'ptypilot-test-cwd-')))
+      try {
+        mkdirSync(join(base, 'sub'))
+        const s = shell({ cwd: base })
+        expect((await s.run({ command: 'pwd', cwd: '/usr' })).output).toBe('/usr\n')
+        expect((await s.run({ command: 'pwd' })).output).toBe(`${base}\n`)
+        expect((await s.run({ command: 'pwd', cwd: 'sub' })).output).toBe(`${base}/sub\n`)
+        // A cd inside a run with cwd stays inside that run.
+        await s.run({ command: 'cd /', cwd: 'sub' })
+        expect((await s.run({ command: 'pwd' })).output).toBe(`${base}\n`)
+      } finally {
+        rmSync(base, { recursive: true, force: true })
+      }
     })
   })
 
@@ -312,6 +316,18 @@ describe('Shell defaults and errors', () => {
   it('uses bash by default where it is installed', async () => {
     const r = await executeShell({ command: 'echo "${BASH_VERSION:+bash}"' })
     expect(r.output).toBe(have('bash') ? 'bash\n' : '\n')
+  })
+
+  it.skipIf(!have('bash'))('keeps command text private (0600 file in a 0700 directory) and removes it after the run', async () => {
+    const s = new Shell({ shell: 'bash' })
+    try {
+      const r = await s.run({ command: 'stat -c %a "$BASH_SOURCE" "$(dirname "$BASH_SOURCE")"; echo "$BASH_SOURCE"' })
+      const [file, dir, path] = r.output.split('\n')
+      expect([file, dir]).toEqual(['600', '700'])
+      expect((await s.run({ command: `test -e '${path}'` })).exitCode).toBe(1)
+    } finally {
+      await s.close()
+    }
   })
 
   it('sets PAGER and GIT_PAGER to cat unless given', async () => {
