@@ -14,7 +14,7 @@ import { alive, have } from './helpers.js'
 
 const shells = ['bash', 'dash', ...(have('zsh') ? ['zsh'] : [])]
 
-/** `set -o pipefail` is POSIX only since 2024; dash before 0.5.13 lacks it. */
+/** `set -o pipefail` is new in POSIX (2024): older dash releases, such as 0.5.12 in Debian 12, reject it. Only that case is skipped. */
 function hasPipefail(program: string): boolean {
   return spawnSync(program, ['-c', 'set -o pipefail']).status === 0
 }
