@@ -421,6 +421,81 @@ async function exec(options, onData) {
 }
 
 
+// ---------- Shell ----------
+
+/**
+ * A persistent shell that runs one command at a time and knows when each one
+ * ends. See index.d.ts for the contract.
+ */
+class Shell {
+  #native
+
+  constructor(options) {
+    checkOptionsObject(options, 'options')
+    this.#native = new native.NativeShell(options ?? undefined, { baseEnv: baseEnv() })
+  }
+
+  /** The shell's process id while it runs (it starts on the first run), else null. */
+  get pid() {
+    return this.#native.pid
+  }
+
+  /** True while a run is in progress. */
+  get busy() {
+    return this.#native.busy
+  }
+
+  run(options, onData) {
+    let detach = () => {}
+    try {
+      checkOptionsObject(options, 'options')
+      checkFunction(onData, 'onData')
+      let token
+      ;[token, detach] = cancelTokenFor(options ? options.signal : undefined, 'options')
+      const listener =
+        onData === undefined
+          ? undefined
+          : (chunk) => {
+              try {
+                onData(chunk)
+              } catch (err) {
+                reportListenerError('onData', err)
+              }
+            }
+      return this.#native.run(options, listener, token).finally(detach)
+    } catch (err) {
+      detach()
+      return Promise.reject(err)
+    }
+  }
+
+  abort() {
+    return this.#native.abort()
+  }
+
+  close() {
+    return this.#native.close()
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close()
+  }
+}
+
+async function executeShell(options, onData) {
+  checkOptionsObject(options, 'options')
+  if (!options) throw invalidArg('executeShell() needs options with a `command`')
+  // A fresh shell starts where and with what the command wants, so the
+  // command needs no subshell; `shell` picks the shell as for `new Shell`.
+  const { shell: program, cwd, env, ...run } = options
+  const shell = new Shell({ shell: program, cwd, env })
+  try {
+    return await shell.run(run, onData)
+  } finally {
+    await shell.close()
+  }
+}
+
 // ---------- ToolRegistry ----------
 
 /**
@@ -592,4 +667,4 @@ function encodeKeys(keys, modes) {
   return native.encodeKeys(keys, modes ?? undefined)
 }
 
-module.exports = { PtySession, exec, encodeKeys, ToolRegistry, gitTool }
+module.exports = { PtySession, exec, encodeKeys, Shell, executeShell, ToolRegistry, gitTool }

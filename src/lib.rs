@@ -12,4 +12,5 @@ mod error;
 mod keys;
 mod options;
 mod pty_session;
+mod shell;
 mod tool_registry;

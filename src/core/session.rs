@@ -359,6 +359,18 @@ impl Session {
         self.lock().exit.is_none()
     }
 
+    /// The terminal's foreground process group (`tcgetpgrp` on the pty
+    /// master): for a shell, the job it waits for, or the shell itself. `None`
+    /// for plain pipes, after the exit, or when the OS cannot tell.
+    pub fn foreground_group(&self) -> Option<Pid> {
+        let inner = self.lock();
+        let fd = inner.pty_fd?;
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        let group = unsafe { libc::tcgetpgrp(fd) };
+        (group > 0).then_some(group)
+    }
+
     /// How the session ended, once it has.
     pub fn exit(&self) -> Option<Exit> {
         self.lock().exit.clone()
