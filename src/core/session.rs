@@ -527,19 +527,6 @@ impl Session {
         out
     }
 
-    /// Stops delivering output to the listener (the transcript and screen
-    /// still follow the program). The exit is still delivered.
-    pub fn detach_output(&self) {
-        let mut inner = self.lock();
-        inner.outbox.data = String::new();
-        let resume = std::mem::take(&mut inner.paused);
-        inner.sink_output = false;
-        drop(inner);
-        if resume {
-            self.shared.waker.wake();
-        }
-    }
-
     /// A receiver that sees a new value after every processed batch of output
     /// and at the exit.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
