@@ -8,3 +8,4 @@ pub mod core;
 
 mod cancel;
 mod error;
+mod process;
