@@ -39,5 +39,394 @@ function describe(value) {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`
 }
 
-module.exports = {}
+/** Reports an error thrown by a user listener without crashing the process. */
+function reportListenerError(what, err) {
+  process.emitWarning(`an ${what} listener threw: ${err && err.stack ? err.stack : String(err)}`, {
+    type: 'PtypilotListenerError',
+    code: 'PTYPILOT_LISTENER_ERROR',
+  })
+}
+
+function checkFunction(value, what) {
+  if (value !== undefined && typeof value !== 'function') {
+    throw invalidArg(`${what} must be a function, got ${describe(value)}`)
+  }
+}
+
+function checkOptionsObject(value, what) {
+  if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+    throw invalidArg(`${what} must be an object, got ${describe(value)}`)
+  }
+}
+
+function checkMillis(value, what) {
+  if (value === undefined) return
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalidArg(`${what} must be a non-negative number of milliseconds, got ${describe(value)}`)
+  }
+}
+
+/** `process.env` is per-thread in workers; the main thread's is the real environ. */
+const { isMainThread } = require('node:worker_threads')
+function baseEnv() {
+  return isMainThread ? undefined : process.env
+}
+
+// ---------- PtySession ----------
+
+const DEFAULT_WAIT_MS = 10000
+
+function deferred() {
+  let resolve
+  const promise = new Promise((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+const kStartCaptured = Symbol('startCaptured')
+const kCaptured = Symbol('captured')
+
+/**
+ * A program running in a pseudo-terminal. See index.d.ts for the contract.
+ */
+class PtySession {
+  #native = new native.NativeSession()
+  /** The exit of the current (or next) run. */
+  #exit = deferred()
+  /** The exit of the last finished run. */
+  #lastExit = undefined
+  #onData = undefined
+
+  constructor() {
+    if (arguments.length > 0) {
+      throw invalidArg('new PtySession() takes no arguments; pass options to start() or use PtySession.spawn()')
+    }
+  }
+
+  start(options, onData) {
+    try {
+      this.#start(options, onData, undefined)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return this.#exit.promise
+  }
+
+  static spawn(options, onData) {
+    const session = new PtySession()
+    session.#start(options, onData, undefined)
+    return session
+  }
+
+  [kStartCaptured](options, onData, captureLimit, pipes) {
+    this.#start(options, onData, captureLimit, pipes)
+    return this.#exit.promise
+  }
+
+  [kCaptured]() {
+    return this.#native.captured()
+  }
+
+  #start(options, onData, captureLimit, pipes) {
+    checkOptionsObject(options, 'options')
+    checkFunction(onData, 'onData')
+    if (this.#native.running) {
+      throw codedError(
+        'ERR_ALREADY_RUNNING',
+        'start() was called while the session is running; wait for `exited` or call terminate() first',
+      )
+    }
+    const signal = options ? options.signal : undefined
+    const [token, detach] = cancelTokenFor(signal, 'options')
+    const exit = this.#exit
+    const pump = (data, result) => {
+      if (data !== null && this.#onData !== undefined) {
+        try {
+          this.#onData(data)
+        } catch (err) {
+          reportListenerError('onData', err)
+        }
+      }
+      if (result !== null) {
+        detach()
+        this.#lastExit = result
+        this.#exit = deferred()
+        exit.resolve(result)
+      }
+    }
+    this.#onData = onData
+    try {
+      this.#native.start(options, pump, {
+        streamOutput: onData !== undefined,
+        baseEnv: baseEnv(),
+        captureLimit,
+        pipes,
+      })
+    } catch (err) {
+      detach()
+      throw err
+    }
+    if (token !== undefined) {
+      // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
+      if (token.cancelled) this.#native.terminate()
+      else signal.addEventListener('abort', () => this.#native.terminate(), { once: true })
+    }
+  }
+
+  get exited() {
+    return this.#native.running || this.#lastExit === undefined
+      ? this.#exit.promise
+      : Promise.resolve(this.#lastExit)
+  }
+
+  get pid() {
+    return this.#native.pid
+  }
+
+  get running() {
+    return this.#native.running
+  }
+
+  write(data) {
+    if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+      throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
+    }
+    this.#native.write(data)
+  }
+
+  sendKeys(...keys) {
+    for (let i = 0; i < keys.length; i++) {
+      if (typeof keys[i] !== 'string') {
+        throw invalidArg(`sendKeys() takes key names such as 'enter' or 'ctrl+c'; argument ${i} is ${describe(keys[i])}`)
+      }
+    }
+    this.#native.sendKeys(keys)
+  }
+
+  paste(text) {
+    if (typeof text !== 'string') throw invalidArg(`paste() takes a string, got ${describe(text)}`)
+    this.#native.paste(text)
+  }
+
+  resize(cols, rows) {
+    if (typeof cols !== 'number' || typeof rows !== 'number') {
+      throw invalidArg(`resize(cols, rows) takes two numbers, got ${describe(cols)} and ${describe(rows)}`)
+    }
+    this.#native.resize(cols, rows)
+  }
+
+  screen() {
+    return this.#native.screen()
+  }
+
+  read(options) {
+    return this.#native.read(options)
+  }
+
+  kill(signal) {
+    if (signal !== undefined && typeof signal !== 'string') {
+      throw invalidArg(`kill() takes a signal name such as 'SIGINT', got ${describe(signal)}`)
+    }
+    this.#native.kill(signal)
+  }
+
+  terminate(options) {
+    try {
+      checkOptionsObject(options, 'options')
+      const { graceMs, ...rest } = options || {}
+      rejectUnknown(rest, 'options', ['graceMs'])
+      checkMillis(graceMs, 'options.graceMs')
+      this.#native.terminate(graceMs)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return this.exited
+  }
+
+  async waitForSettle(options) {
+    checkOptionsObject(options, 'options')
+    const { quietMs = 100, timeoutMs = DEFAULT_WAIT_MS, ...rest } = options || {}
+    rejectUnknown(rest, 'options', ['quietMs', 'timeoutMs'])
+    checkMillis(quietMs, 'options.quietMs')
+    checkMillis(timeoutMs, 'options.timeoutMs')
+    const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs)
+    return { ...screen, settled }
+  }
+
+  async waitFor(pattern, options) {
+    const test = matcher(pattern)
+    checkOptionsObject(options, 'options')
+    const { in: where = 'screen', timeoutMs = DEFAULT_WAIT_MS, ...rest } = options || {}
+    rejectUnknown(rest, 'options', ['in', 'timeoutMs'])
+    if (where !== 'screen' && where !== 'output') {
+      throw invalidArg(`options.in must be 'screen' or 'output', got ${describe(where)}`)
+    }
+    checkMillis(timeoutMs, 'options.timeoutMs')
+    const deadline = Date.now() + timeoutMs
+    let cursor = 0
+    let output = ''
+    for (;;) {
+      // Read `running` before looking: if it was already false, what we look
+      // at includes every byte of output.
+      const ended = !this.#native.running
+      const screen = this.#native.screen()
+      let match
+      if (where === 'screen') {
+        match = test(screen.text)
+      } else {
+        const chunk = this.#native.read({ since: cursor })
+        output += chunk.text
+        cursor = chunk.cursor
+        match = test(output)
+      }
+      if (match !== null) return { match, screen }
+      if (ended) {
+        const exit = await this.exited
+        const err = codedError(
+          'ERR_NOT_RUNNING',
+          `the program exited (${describeExit(exit)}) before ${describePattern(pattern)} appeared in the ${where}; screen:\n${screen.text}`,
+        )
+        err.exit = exit
+        err.screen = screen
+        throw err
+      }
+      const remaining = deadline - Date.now()
+      if (remaining <= 0) {
+        const err = codedError(
+          'ERR_TIMEOUT',
+          `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}; screen:\n${screen.text}`,
+        )
+        err.screen = screen
+        throw err
+      }
+      await this.#native.waitOutput(screen.seq, remaining)
+    }
+  }
+
+  onScreen(listener, options) {
+    if (typeof listener !== 'function') throw invalidArg(`onScreen() needs a listener function, got ${describe(listener)}`)
+    checkOptionsObject(options, 'options')
+    const { throttleMs = 50, ...rest } = options || {}
+    rejectUnknown(rest, 'options', ['throttleMs'])
+    checkMillis(throttleMs, 'options.throttleMs')
+    let active = true
+    let last = ''
+    const loop = async () => {
+      while (active) {
+        const screen = this.#native.screen()
+        const key = `${screen.rows}x${screen.cols}|${screen.cursor.row},${screen.cursor.col},${screen.cursor.visible}|${screen.altScreen}|${screen.title}|${screen.text}`
+        if (key !== last) {
+          last = key
+          try {
+            listener(screen)
+          } catch (err) {
+            reportListenerError('onScreen', err)
+          }
+        }
+        if (!this.#native.running) return
+        await this.#native.waitOutput(screen.seq, 2 ** 31 - 1)
+        // The timer does not keep the process alive: the running program does.
+        if (throttleMs > 0 && active) await new Promise((r) => setTimeout(r, throttleMs).unref())
+      }
+    }
+    // Before start there is nothing to watch.
+    this.#native.screen()
+    loop()
+    return () => {
+      active = false
+    }
+  }
+
+  async [Symbol.asyncDispose]() {
+    if (this.#native.running) {
+      this.#native.terminate()
+      await this.exited
+    }
+  }
+}
+
+function rejectUnknown(rest, what, known) {
+  const extra = Object.keys(rest)
+  if (extra.length > 0) {
+    throw invalidArg(`unknown option ${what}.${extra[0]}; known options: ${known.join(', ')}`)
+  }
+}
+
+function matcher(pattern) {
+  if (typeof pattern === 'string') {
+    if (pattern.length === 0) throw invalidArg('waitFor() pattern must not be empty')
+    return (text) => (text.includes(pattern) ? pattern : null)
+  }
+  if (pattern instanceof RegExp) {
+    const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
+    return (text) => {
+      const m = re.exec(text)
+      return m === null ? null : m[0]
+    }
+  }
+  throw invalidArg(`waitFor() pattern must be a string or a RegExp, got ${describe(pattern)}`)
+}
+
+function describePattern(pattern) {
+  return typeof pattern === 'string' ? JSON.stringify(pattern) : String(pattern)
+}
+
+function describeExit(exit) {
+  if (!exit) return 'unknown status'
+  if (exit.signal) return `signal ${exit.signal}`
+  return `exit code ${exit.exitCode}`
+}
+
+// ---------- exec ----------
+
+const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024
+
+async function exec(options, onData) {
+  checkOptionsObject(options, 'options')
+  if (!options) throw invalidArg('exec() needs options with a `command`')
+  const { pty = true, maxOutputBytes = DEFAULT_MAX_OUTPUT, ...rest } = options
+  if (typeof pty !== 'boolean') throw invalidArg(`options.pty must be a boolean, got ${describe(pty)}`)
+  if (typeof maxOutputBytes !== 'number' || !Number.isInteger(maxOutputBytes) || maxOutputBytes < 0) {
+    throw invalidArg(`options.maxOutputBytes must be a non-negative integer, got ${describe(maxOutputBytes)}`)
+  }
+  const session = new PtySession()
+  const exit = await session[kStartCaptured](rest, onData, maxOutputBytes, !pty)
+  const { output, truncated } = session[kCaptured]()
+  return { ...exit, output, truncated, screen: pty ? session.screen() : null }
+}
+
+module.exports = { PtySession, exec }
 module.exports._internal = { native, cancelTokenFor, codedError, invalidArg, describe }
+
+// ---------- keys ----------
+
+/**
+ * The string a terminal sends for the named keys, concatenated:
+ * `encodeKeys(['ctrl+c'])` is `'\x03'`, `encodeKeys(['up'], { applicationCursor: true })`
+ * is `'\x1bOA'`. Throws `ERR_INVALID_ARG` for a bad argument or an unknown key.
+ */
+function encodeKeys(keys, modes) {
+  if (!Array.isArray(keys)) {
+    throw invalidArg(`keys must be an array of key names, got ${describe(keys)}`)
+  }
+  for (let i = 0; i < keys.length; i++) {
+    if (typeof keys[i] !== 'string') {
+      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(keys[i])}`)
+    }
+  }
+  if (modes !== undefined && modes !== null) {
+    if (typeof modes !== 'object' || Array.isArray(modes)) {
+      throw invalidArg(`modes must be an object, got ${describe(modes)}`)
+    }
+    for (const key of Object.keys(modes)) {
+      if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
+        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad)`)
+      }
+      if (modes[key] !== undefined && typeof modes[key] !== 'boolean') {
+        throw invalidArg(`modes.${key} must be a boolean, got ${describe(modes[key])}`)
+      }
+    }
+  }
+  return native.encodeKeys(keys, modes ?? undefined)
+}
+
+module.exports.encodeKeys = encodeKeys

@@ -7,7 +7,7 @@
 
 use napi::bindgen_prelude::*;
 
-use crate::core::{Error as CoreError, ErrorCode};
+use crate::core::Error as CoreError;
 
 /// A JS `Error` carrying `code` (and `errno`, `syscall`, `path` for spawn
 /// failures), ready to be thrown or used to reject a promise.
@@ -19,7 +19,10 @@ pub fn js_error(env: &Env, err: &CoreError) -> napi::Error {
 }
 
 fn build(env: &Env, err: &CoreError) -> napi::Result<napi::Error> {
-    let mut obj = env.create_error(napi::Error::new(Status::GenericFailure, err.message.clone()))?;
+    let mut obj = env.create_error(napi::Error::new(
+        Status::GenericFailure,
+        err.message.clone(),
+    ))?;
     obj.set_named_property("code", err.code.as_str())?;
     if let Some(errno) = err.errno {
         obj.set_named_property("errno", -errno)?;
@@ -34,12 +37,10 @@ fn build(env: &Env, err: &CoreError) -> napi::Result<napi::Error> {
 
 /// An error with `code` set, for places without a JS environment.
 pub fn napi_error(err: &CoreError) -> napi::Error {
-    napi::Error::new(Status::GenericFailure, format!("{}: {}", err.code, err.message))
-}
-
-/// Shorthand: an `ERR_INVALID_ARG` JS error.
-pub fn invalid_arg(env: &Env, message: impl Into<String>) -> napi::Error {
-    js_error(env, &CoreError::new(ErrorCode::InvalidArg, message))
+    napi::Error::new(
+        Status::GenericFailure,
+        format!("{}: {}", err.code, err.message),
+    )
 }
 
 /// Converts a core result, throwing a coded JS error on failure.

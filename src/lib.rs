@@ -8,4 +8,7 @@ pub mod core;
 
 mod cancel;
 mod error;
+mod keys;
+mod options;
 mod process;
+mod pty_session;

@@ -34,16 +34,25 @@ impl Process {
     #[napi]
     pub fn from_pid(env: &Env, pid: f64) -> Result<Option<Process>> {
         let pid = pid_arg(pid).into_js(env)?;
-        Ok(process::info(pid).map(|i| Process { proc: i.as_ref(), ppid: i.ppid }))
+        Ok(process::info(pid).map(|i| Process {
+            proc: i.as_ref(),
+            ppid: i.ppid,
+        }))
     }
 
     /// Every process whose executable is `path` (symbolic links resolved).
     #[napi]
     pub fn from_path(env: &Env, path: String) -> Result<Vec<Process>> {
         if path.is_empty() || path.contains('\0') {
-            return Err(CoreError::invalid_arg(format!("path must be a file path, got {path:?}"))).into_js(env);
+            return Err(CoreError::invalid_arg(format!(
+                "path must be a file path, got {path:?}"
+            )))
+            .into_js(env);
         }
-        Ok(process::by_executable(Path::new(&path)).into_iter().filter_map(Process::from_ref).collect())
+        Ok(process::by_executable(Path::new(&path))
+            .into_iter()
+            .filter_map(Process::from_ref)
+            .collect())
     }
 
     /// Process id.
@@ -74,13 +83,21 @@ impl Process {
     /// Live direct children.
     #[napi]
     pub fn children(&self) -> Vec<Process> {
-        self.proc.children().into_iter().filter_map(Process::from_ref).collect()
+        self.proc
+            .children()
+            .into_iter()
+            .filter_map(Process::from_ref)
+            .collect()
     }
 
     /// `'running'`, or `'exited'` (a zombie has exited).
     #[napi]
     pub fn status(&self) -> &'static str {
-        if self.proc.alive() { "running" } else { "exited" }
+        if self.proc.alive() {
+            "running"
+        } else {
+            "exited"
+        }
     }
 
     /// Signals the process and all its descendants, children first. Throws
@@ -112,7 +129,11 @@ impl Process {
                 None => defaults.grace,
                 Some(ms) => grace_arg(ms).into_js(env)?,
             },
-            timeout: timeout_ms.map(|ms| millis_arg("timeoutMs", ms)).transpose().into_js(env)?.unwrap_or(defaults.timeout),
+            timeout: timeout_ms
+                .map(|ms| millis_arg("timeoutMs", ms))
+                .transpose()
+                .into_js(env)?
+                .unwrap_or(defaults.timeout),
         };
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         let root = self.proc;
@@ -132,7 +153,10 @@ impl Process {
         timeout_ms: Option<f64>,
         token: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'e, bool>> {
-        let timeout = timeout_ms.map(|ms| millis_arg("timeoutMs", ms)).transpose().into_js(env)?;
+        let timeout = timeout_ms
+            .map(|ms| millis_arg("timeoutMs", ms))
+            .transpose()
+            .into_js(env)?;
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         let target = self.proc;
         env.spawn_future_with_callback(
@@ -153,7 +177,9 @@ fn pid_arg(pid: f64) -> CoreResult<Pid> {
     if pid.fract() == 0.0 && pid >= 1.0 && pid <= f64::from(i32::MAX) {
         Ok(pid as Pid)
     } else {
-        Err(CoreError::invalid_arg(format!("pid must be a positive integer, got {pid}")))
+        Err(CoreError::invalid_arg(format!(
+            "pid must be a positive integer, got {pid}"
+        )))
     }
 }
 
@@ -161,7 +187,9 @@ fn millis_arg(name: &str, ms: f64) -> CoreResult<Duration> {
     if ms.is_finite() && ms >= 0.0 {
         Ok(Duration::from_secs_f64(ms / 1000.0))
     } else {
-        Err(CoreError::invalid_arg(format!("{name} must be a non-negative number of milliseconds, got {ms}")))
+        Err(CoreError::invalid_arg(format!(
+            "{name} must be a non-negative number of milliseconds, got {ms}"
+        )))
     }
 }
 
@@ -197,11 +225,25 @@ mod tests {
         for bad in [-3.0, 0.0, 1.5, f64::NAN, 1e12] {
             let err = pid_arg(bad).unwrap_err();
             assert_eq!(err.code.as_str(), "ERR_INVALID_ARG");
-            assert_eq!(err.message, format!("pid must be a positive integer, got {bad}"));
+            assert_eq!(
+                err.message,
+                format!("pid must be a positive integer, got {bad}")
+            );
         }
-        assert_eq!(pid_arg(-3.0).unwrap_err().message, "pid must be a positive integer, got -3");
-        assert_eq!(millis_arg("timeoutMs", 250.0), Ok(Duration::from_millis(250)));
-        assert!(millis_arg("timeoutMs", -1.0).unwrap_err().message.contains("timeoutMs"));
+        assert_eq!(
+            pid_arg(-3.0).unwrap_err().message,
+            "pid must be a positive integer, got -3"
+        );
+        assert_eq!(
+            millis_arg("timeoutMs", 250.0),
+            Ok(Duration::from_millis(250))
+        );
+        assert!(
+            millis_arg("timeoutMs", -1.0)
+                .unwrap_err()
+                .message
+                .contains("timeoutMs")
+        );
         assert!(millis_arg("timeoutMs", f64::INFINITY).is_err());
         assert_eq!(grace_arg(-1.0), Ok(None));
         assert_eq!(grace_arg(0.0), Ok(Some(Duration::ZERO)));
@@ -209,8 +251,21 @@ mod tests {
         use nix::sys::signal::Signal;
         assert_eq!(signal_arg(None), Ok(Signal::SIGTERM));
         assert_eq!(signal_arg(Some(Either::B(9.0))), Ok(Signal::SIGKILL));
-        assert_eq!(signal_arg(Some(Either::A("int".into()))), Ok(Signal::SIGINT));
-        assert!(signal_arg(Some(Either::B(2.5))).unwrap_err().message.contains("2.5"));
-        assert!(signal_arg(Some(Either::A("SIGFOO".into()))).unwrap_err().message.contains("SIGFOO"));
+        assert_eq!(
+            signal_arg(Some(Either::A("int".into()))),
+            Ok(Signal::SIGINT)
+        );
+        assert!(
+            signal_arg(Some(Either::B(2.5)))
+                .unwrap_err()
+                .message
+                .contains("2.5")
+        );
+        assert!(
+            signal_arg(Some(Either::A("SIGFOO".into())))
+                .unwrap_err()
+                .message
+                .contains("SIGFOO")
+        );
     }
 }

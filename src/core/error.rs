@@ -74,7 +74,12 @@ pub struct Error {
 impl Error {
     /// An error with a code and a message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), errno: None, path: None }
+        Error {
+            code,
+            message: message.into(),
+            errno: None,
+            path: None,
+        }
     }
 
     /// `ERR_INVALID_ARG`: a bad option.
@@ -156,6 +161,9 @@ mod tests {
         assert_eq!(err.code.as_str(), "ERR_SPAWN");
         assert_eq!(err.errno, Some(2));
         assert_eq!(err.path.as_deref(), Some("/no/such"));
-        assert_eq!(err.message, "spawn /no/such: ENOENT: no such file or directory");
+        assert_eq!(
+            err.message,
+            "spawn /no/such: ENOENT: no such file or directory"
+        );
     }
 }

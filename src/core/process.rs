@@ -79,7 +79,10 @@ impl ProcInfo {
 
     /// The identity of this process.
     pub fn as_ref(&self) -> ProcRef {
-        ProcRef { pid: self.pid, start_time: self.start_time }
+        ProcRef {
+            pid: self.pid,
+            start_time: self.start_time,
+        }
     }
 }
 
@@ -138,7 +141,11 @@ impl ProcRef {
         if !table.iter().any(is_me) {
             return Vec::new();
         }
-        table.iter().filter(|p| p.ppid == self.pid && !p.exited()).map(ProcInfo::as_ref).collect()
+        table
+            .iter()
+            .filter(|p| p.ppid == self.pid && !p.exited())
+            .map(ProcInfo::as_ref)
+            .collect()
     }
 
     /// A pidfd for this very process: opened first, then checked against the
@@ -228,7 +235,9 @@ pub fn list() -> Vec<ProcInfo> {
     let Ok(all) = procfs::process::all_processes() else {
         return Vec::new();
     };
-    all.filter_map(|p| p.ok()?.stat().ok()).map(|stat| row(&stat)).collect()
+    all.filter_map(|p| p.ok()?.stat().ok())
+        .map(|stat| row(&stat))
+        .collect()
 }
 
 #[cfg(target_os = "linux")]
@@ -255,7 +264,10 @@ fn args(proc: &ProcRef) -> Option<Vec<String>> {
         return None;
     }
     let mut raw = Vec::new();
-    dir.open_relative("cmdline").ok()?.read_to_end(&mut raw).ok()?;
+    dir.open_relative("cmdline")
+        .ok()?
+        .read_to_end(&mut raw)
+        .ok()?;
     Some(split_cmdline(&raw))
 }
 
@@ -270,7 +282,9 @@ fn split_cmdline(raw: &[u8]) -> Vec<String> {
     if raw.is_empty() {
         return Vec::new();
     }
-    raw.split(|&b| b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect()
+    raw.split(|&b| b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
 }
 
 /// Every process whose executable is `path` (compared after resolving
@@ -336,7 +350,11 @@ pub fn tree_of(roots: &[ProcRef], groups: &[Pid]) -> Vec<ProcRef> {
     let table = list();
     let verified: Vec<Pid> = roots
         .iter()
-        .filter(|r| table.iter().any(|p| p.pid == r.pid && p.start_time == r.start_time))
+        .filter(|r| {
+            table
+                .iter()
+                .any(|p| p.pid == r.pid && p.start_time == r.start_time)
+        })
         .map(|r| r.pid)
         .collect();
     walk(&table, &verified, groups, Some(std::process::id() as Pid))
@@ -355,7 +373,10 @@ fn walk(table: &[ProcInfo], roots: &[Pid], groups: &[Pid], protect: Option<Pid>)
     }
     let by_pid: HashMap<Pid, &ProcInfo> = table.iter().map(|p| (p.pid, p)).collect();
     let mut found: HashMap<Pid, &ProcInfo> = HashMap::new();
-    let mut stack: Vec<&ProcInfo> = roots.iter().filter_map(|pid| by_pid.get(pid).copied()).collect();
+    let mut stack: Vec<&ProcInfo> = roots
+        .iter()
+        .filter_map(|pid| by_pid.get(pid).copied())
+        .collect();
     stack.extend(table.iter().filter(|p| groups.contains(&p.pgid)));
     while let Some(p) = stack.pop() {
         // Skipping the protected process also skips what is below it, unless
@@ -399,7 +420,9 @@ pub fn signal_group(pgid: Pid, members: &[ProcRef], signal: Signal) -> bool {
     if !group_signallable(pgid) {
         return false;
     }
-    let held = members.iter().any(|m| m.info().is_some_and(|i| i.pgid == pgid && !i.exited()));
+    let held = members
+        .iter()
+        .any(|m| m.info().is_some_and(|i| i.pgid == pgid && !i.exited()));
     held && nix::sys::signal::killpg(NixPid::from_raw(pgid), signal).is_ok()
 }
 
@@ -414,7 +437,10 @@ pub fn kill_tree(root: &ProcRef, signal: Signal) -> usize {
         let mut known = Vec::new();
         return kill_hard(&[*root], &[], &mut known);
     }
-    tree_of(&[*root], &[]).iter().filter(|p| p.signal(signal)).count()
+    tree_of(&[*root], &[])
+        .iter()
+        .filter(|p| p.signal(signal))
+        .count()
 }
 
 /// Kills `roots`, their descendants and the members of `groups` so that
@@ -431,7 +457,11 @@ pub fn kill_hard(roots: &[ProcRef], groups: &[Pid], known: &mut Vec<ProcRef>) ->
     for _ in 0..FREEZE_ROUNDS {
         let seeds: Vec<ProcRef> = roots.iter().chain(known.iter()).copied().collect();
         let found = tree_of(&seeds, groups);
-        let fresh: Vec<ProcRef> = found.into_iter().rev().filter(|p| !stopped.contains(p)).collect();
+        let fresh: Vec<ProcRef> = found
+            .into_iter()
+            .rev()
+            .filter(|p| !stopped.contains(p))
+            .collect();
         if fresh.is_empty() {
             break;
         }
@@ -477,7 +507,11 @@ pub struct Terminate {
 
 impl Default for Terminate {
     fn default() -> Self {
-        Terminate { group: false, grace: Some(Duration::from_secs(1)), timeout: Duration::from_secs(5) }
+        Terminate {
+            group: false,
+            grace: Some(Duration::from_secs(1)),
+            timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -494,11 +528,21 @@ impl Default for Terminate {
 ///
 /// The tree is captured *before* the first signal: a parent that dies first
 /// hands its children to init, where no walk from the parent finds them.
-pub async fn terminate(root: ProcRef, options: &Terminate, cancel: &CancellationToken) -> Result<bool> {
+pub async fn terminate(
+    root: ProcRef,
+    options: &Terminate,
+    cancel: &CancellationToken,
+) -> Result<bool> {
     if cancel.is_cancelled() {
         return Err(aborted());
     }
-    let group = if options.group { root.info().map(|i| i.pgid).filter(|&g| group_signallable(g)) } else { None };
+    let group = if options.group {
+        root.info()
+            .map(|i| i.pgid)
+            .filter(|&g| group_signallable(g))
+    } else {
+        None
+    };
     let groups: Vec<Pid> = group.into_iter().collect();
     let mut known = tree_of(&[root], &groups);
     if let Some(grace) = options.grace {
@@ -535,7 +579,11 @@ pub async fn terminate(root: ProcRef, options: &Terminate, cancel: &Cancellation
 /// its parent is), with no polling; without pidfds it re-reads the process
 /// table every few milliseconds. Must run inside a Tokio runtime with I/O
 /// and time drivers enabled.
-pub async fn wait_exit(targets: &[ProcRef], timeout: Option<Duration>, cancel: &CancellationToken) -> Result<bool> {
+pub async fn wait_exit(
+    targets: &[ProcRef],
+    timeout: Option<Duration>,
+    cancel: &CancellationToken,
+) -> Result<bool> {
     let all = async {
         for t in targets {
             wait_one(t).await;
@@ -585,7 +633,10 @@ async fn wait_one(target: &ProcRef) {
 }
 
 fn aborted() -> Error {
-    Error::new(ErrorCode::Aborted, "the wait was aborted by its AbortSignal")
+    Error::new(
+        ErrorCode::Aborted,
+        "the wait was aborted by its AbortSignal",
+    )
 }
 
 /// A signal from its name (`"SIGTERM"`, `"TERM"`, case-insensitive) or number (`"15"`).
@@ -595,10 +646,17 @@ pub fn parse_signal(name: &str) -> Result<Signal> {
         return signal_from_number(n);
     }
     let upper = trimmed.to_ascii_uppercase();
-    let full = if upper.starts_with("SIG") { upper } else { format!("SIG{upper}") };
+    let full = if upper.starts_with("SIG") {
+        upper
+    } else {
+        format!("SIG{upper}")
+    };
     full.parse::<Signal>().map_err(|_| {
         let known: Vec<&str> = Signal::iterator().map(|s| s.as_str()).collect();
-        Error::invalid_arg(format!("unknown signal {name:?}; expected one of {}", known.join(", ")))
+        Error::invalid_arg(format!(
+            "unknown signal {name:?}; expected one of {}",
+            known.join(", ")
+        ))
     })
 }
 
@@ -617,7 +675,14 @@ mod tests {
     use super::*;
 
     fn row(pid: Pid, ppid: Pid, pgid: Pid) -> ProcInfo {
-        ProcInfo { pid, ppid, pgid, sid: pgid, start_time: pid as u64 * 10, state: 'S' }
+        ProcInfo {
+            pid,
+            ppid,
+            pgid,
+            sid: pgid,
+            start_time: pid as u64 * 10,
+            state: 'S',
+        }
     }
 
     fn pids(refs: &[ProcRef]) -> Vec<Pid> {
@@ -644,16 +709,32 @@ mod tests {
 
     #[test]
     fn tree_order_does_not_depend_on_how_roots_are_given() {
-        let table = vec![row(10, 1, 10), row(11, 10, 10), row(12, 11, 10), row(13, 12, 10)];
+        let table = vec![
+            row(10, 1, 10),
+            row(11, 10, 10),
+            row(12, 11, 10),
+            row(13, 12, 10),
+        ];
         // Every process given as a root, parents first: still children first.
-        assert_eq!(pids(&collect_tree(&table, &[10, 11, 12, 13], &[])), [13, 12, 11, 10]);
-        assert_eq!(pids(&collect_tree(&table, &[13, 10], &[])), [13, 12, 11, 10]);
+        assert_eq!(
+            pids(&collect_tree(&table, &[10, 11, 12, 13], &[])),
+            [13, 12, 11, 10]
+        );
+        assert_eq!(
+            pids(&collect_tree(&table, &[13, 10], &[])),
+            [13, 12, 11, 10]
+        );
         assert!(collect_tree(&table, &[99], &[]).is_empty());
     }
 
     #[test]
     fn tree_does_not_walk_through_the_protected_process() {
-        let table = vec![row(10, 1, 10), row(11, 10, 10), row(12, 11, 10), row(13, 10, 10)];
+        let table = vec![
+            row(10, 1, 10),
+            row(11, 10, 10),
+            row(12, 11, 10),
+            row(13, 10, 10),
+        ];
         assert_eq!(pids(&walk(&table, &[10], &[], Some(11))), [13, 10]);
         // Below it, only what is named: a root, or a member of a named group.
         assert_eq!(pids(&walk(&table, &[10, 12], &[], Some(11))), [13, 10, 12]);
@@ -723,14 +804,20 @@ mod tests {
         }
 
         fn runtime() -> tokio::runtime::Runtime {
-            tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
         }
 
         #[test]
         fn own_process_is_alive_and_stale_ref_is_not() {
             let me = ProcRef::of(std::process::id() as Pid).unwrap();
             assert!(me.alive());
-            let stale = ProcRef { pid: me.pid, start_time: me.start_time + 1 };
+            let stale = ProcRef {
+                pid: me.pid,
+                start_time: me.start_time + 1,
+            };
             assert!(!stale.alive());
             assert!(!stale.signal(Signal::SIGCONT));
         }
@@ -740,11 +827,17 @@ mod tests {
             use std::os::unix::process::ExitStatusExt;
             let (mut child, real) = spawn("exec sleep 30");
             // What a reference to an earlier process with the same pid looks like.
-            let stale = ProcRef { pid: real.pid, start_time: real.start_time.saturating_sub(1) };
+            let stale = ProcRef {
+                pid: real.pid,
+                start_time: real.start_time.saturating_sub(1),
+            };
             assert!(!stale.signal(Signal::SIGKILL));
             assert_eq!(kill_tree(&stale, Signal::SIGKILL), 0);
             assert!(stale.args().is_none());
-            assert!(child.0.try_wait().unwrap().is_none(), "the live process was signalled");
+            assert!(
+                child.0.try_wait().unwrap().is_none(),
+                "the live process was signalled"
+            );
             assert!(real.signal(Signal::SIGKILL));
             assert_eq!(child.0.wait().unwrap().signal(), Some(libc::SIGKILL));
             assert!(!real.alive() && !real.signal(Signal::SIGKILL));
@@ -773,12 +866,18 @@ mod tests {
             assert!(kill_hard(&[sh], &[], &mut known) >= 2);
             child.0.wait().unwrap();
             let rt = runtime();
-            let gone = rt.block_on(wait_exit(&known, Some(Duration::from_secs(5)), &CancellationToken::new()));
+            let gone = rt.block_on(wait_exit(
+                &known,
+                Some(Duration::from_secs(5)),
+                &CancellationToken::new(),
+            ));
             assert_eq!(gone, Ok(true));
             // No replacement child is running either.
             let survivors: Vec<ProcInfo> = list()
                 .into_iter()
-                .filter(|p| !p.exited() && p.as_ref().args().is_some_and(|a| a == ["sleep", "31.5"]))
+                .filter(|p| {
+                    !p.exited() && p.as_ref().args().is_some_and(|a| a == ["sleep", "31.5"])
+                })
                 .collect();
             assert!(survivors.is_empty(), "{survivors:?}");
         }
@@ -788,7 +887,10 @@ mod tests {
             let (mut child, sh) = spawn("exec sleep 30");
             let rt = runtime();
             let never = CancellationToken::new();
-            assert_eq!(rt.block_on(wait_exit(&[sh], Some(Duration::from_millis(20)), &never)), Ok(false));
+            assert_eq!(
+                rt.block_on(wait_exit(&[sh], Some(Duration::from_millis(20)), &never)),
+                Ok(false)
+            );
             let cancelled = CancellationToken::new();
             cancelled.cancel();
             let err = rt.block_on(wait_exit(&[sh], None, &cancelled)).unwrap_err();
@@ -802,7 +904,10 @@ mod tests {
         fn terminate_kills_a_process_that_ignores_term() {
             let (mut child, sh) = spawn("trap '' TERM; sleep 30 & wait; wait");
             wait_until("sleep started", || !sh.children().is_empty());
-            let options = Terminate { grace: Some(Duration::from_millis(50)), ..Terminate::default() };
+            let options = Terminate {
+                grace: Some(Duration::from_millis(50)),
+                ..Terminate::default()
+            };
             let gone = runtime().block_on(terminate(sh, &options, &CancellationToken::new()));
             assert_eq!(gone, Ok(true));
             use std::os::unix::process::ExitStatusExt;

@@ -269,7 +269,10 @@ impl Screen {
 
 /// Joins rows with `\n`, dropping trailing blank rows.
 fn join_trimmed(lines: &[String]) -> String {
-    let used = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
+    let used = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |i| i + 1);
     lines[..used].join("\n")
 }
 
@@ -353,7 +356,10 @@ mod tests {
     fn answers_colour_queries_and_xtversion() {
         let (_, replies) = screen_of(b"\x1b]11;?\x07\x1b[>q");
         let replies = String::from_utf8(replies).unwrap();
-        assert!(replies.starts_with("\x1b]11;rgb:0000/0000/0000\x1b\\"), "{replies:?}");
+        assert!(
+            replies.starts_with("\x1b]11;rgb:0000/0000/0000\x1b\\"),
+            "{replies:?}"
+        );
         assert!(replies.contains("\x1bP>|ptypilot("), "{replies:?}");
     }
 
@@ -402,9 +408,15 @@ mod tests {
     fn size_validation_names_the_value() {
         assert_eq!(validate_size(80.0, 24.0).unwrap(), (80, 24));
         let err = validate_size(0.0, 24.0).unwrap_err();
-        assert_eq!(err.message, "cols must be an integer between 2 and 1000, got 0");
+        assert_eq!(
+            err.message,
+            "cols must be an integer between 2 and 1000, got 0"
+        );
         let err = validate_size(80.0, 2.5).unwrap_err();
-        assert_eq!(err.message, "rows must be an integer between 2 and 500, got 2.5");
+        assert_eq!(
+            err.message,
+            "rows must be an integer between 2 and 500, got 2.5"
+        );
         assert!(validate_size(1001.0, 24.0).is_err());
         assert!(validate_size(f64::NAN, 24.0).is_err());
     }

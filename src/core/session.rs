@@ -123,7 +123,21 @@ pub struct SpawnOptions {
     pub capture_limit: Option<usize>,
     /// Put output in the outbox for the listener (else only the exit).
     pub stream_output: bool,
+    /// Run with plain pipes instead of a pseudo-terminal (no screen model).
+    pub pipes: Option<PipeOptions>,
 }
+
+/// How a program runs without a terminal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PipeOptions {
+    /// Give the program a stdin pipe for `write` (else stdin is `/dev/null`).
+    pub stdin: bool,
+    /// Captured output (`capture_limit`) includes stderr, not only stdout.
+    pub capture_stderr: bool,
+}
+
+/// Tail of stderr kept for a pipes run.
+pub const STDERR_KEPT: usize = 64 << 10;
 
 impl Default for SpawnOptions {
     fn default() -> Self {
@@ -143,6 +157,7 @@ impl Default for SpawnOptions {
             transcript_limit: super::transcript::DEFAULT_LIMIT,
             capture_limit: None,
             stream_output: true,
+            pipes: None,
         }
     }
 }
@@ -180,7 +195,9 @@ pub struct Outbox {
 enum Command {
     Signal(Signal),
     /// Cancel: TERM, `grace`, KILL.
-    Terminate { grace: Duration },
+    Terminate {
+        grace: Duration,
+    },
 }
 
 /// What the session thread and its callers share.
@@ -205,13 +222,19 @@ struct Inner {
     wake_pending: bool,
     /// The loop stopped reading because the outbox is full.
     paused: bool,
-    /// The master, while the session thread holds it open.
-    master_fd: Option<RawFd>,
+    /// Where input goes (the pty master or the stdin pipe), while open.
+    input_fd: Option<RawFd>,
+    /// The pty master, for resizing (none for pipes).
+    pty_fd: Option<RawFd>,
     /// Input that did not fit into the pty yet.
     queue: VecDeque<u8>,
     commands: Vec<Command>,
     exit: Option<Exit>,
     capture: Option<Capture>,
+    /// Pipes only: the tail of stderr.
+    stderr: Option<VecDeque<u8>>,
+    /// Pipes only: captured output includes stderr.
+    capture_stderr: bool,
 }
 
 /// A running (or finished) program in a pseudo-terminal.
@@ -228,44 +251,19 @@ impl Session {
     ///
     /// Fails with `ERR_SPAWN` (errno and path set) when the program or the
     /// working directory cannot be used, and `ERR_INVALID_ARG` for bad options.
-    pub fn spawn(opts: SpawnOptions, sink: Option<Arc<dyn EventSink>>) -> Result<Session> {
+    ///
+    /// Output is kept for a listener from the first byte (unless
+    /// `stream_output` is off); attach one with [`Session::attach`].
+    pub fn spawn(opts: SpawnOptions) -> Result<Session> {
         let prepared = prepare(&opts)?;
-        let pty = portable_pty::native_pty_system();
-        let pair = pty
-            .openpty(PtySize { rows: opts.rows, cols: opts.cols, pixel_width: 0, pixel_height: 0 })
-            .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
-        let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
-        builder.env_clear();
-        for (k, v) in &prepared.env {
-            builder.env(k, v);
-        }
-        builder.cwd(&prepared.cwd);
-        let child = pair.slave.spawn_command(builder).map_err(|e| {
-            let path = prepared.program.display().to_string();
-            match e.downcast_ref::<std::io::Error>() {
-                Some(io) => Error::spawn("spawn", path, io),
-                None => Error {
-                    code: ErrorCode::Spawn,
-                    message: format!("spawn {path}: {e}"),
-                    errno: None,
-                    path: Some(path),
-                },
-            }
-        })?;
-        // The child has its own copy; ours must go so that end-of-file is seen
-        // when the program and its descendants close the terminal.
-        drop(pair.slave);
-        let pid = child.process_id().map(|p| p as Pid).ok_or_else(|| {
-            Error::new(ErrorCode::Internal, "the spawned program has no process id")
-        })?;
-        let master = pair.master;
-        let master_fd = master
-            .as_raw_fd()
-            .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty master has no descriptor"))?;
-        set_nonblocking(master_fd).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pty", &e))?;
+        let (io, pid) = match opts.pipes {
+            None => spawn_pty(&opts, &prepared)?,
+            Some(pipes) => spawn_pipes(&prepared, pipes)?,
+        };
         let exit_watch = ExitWatch::new(pid).map_err(|e| Error::io("watch for exit", &e))?;
         let waker = Waker::new().map_err(|e| Error::io("create wake descriptor", &e))?;
         let now = Instant::now();
+        let (outputs, input_fd, pty_fd) = io.descriptors();
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
                 screen: Screen::new(opts.rows, opts.cols, opts.scrollback),
@@ -273,30 +271,31 @@ impl Session {
                 seq: 0,
                 last_output: now,
                 outbox: Outbox::default(),
-                sink_output: sink.is_some() && opts.stream_output,
-                sink,
+                sink_output: opts.stream_output,
+                sink: None,
                 wake_pending: false,
                 paused: false,
-                master_fd: Some(master_fd),
+                input_fd,
+                pty_fd,
                 queue: VecDeque::new(),
                 commands: Vec::new(),
                 exit: None,
                 capture: opts.capture_limit.map(Capture::new),
+                stderr: opts.pipes.map(|_| VecDeque::new()),
+                capture_stderr: opts.pipes.is_some_and(|p| p.capture_stderr),
             }),
             changed: watch::channel(0).0,
             waker,
         });
         let session_loop = Loop {
             shared: shared.clone(),
-            master,
-            _child: child,
-            master_fd,
+            outputs,
+            input_fd,
+            io,
             pid,
             exit_watch,
-            decoder: Utf8Decoder::default(),
             deadline: opts.timeout.map(|t| now + t),
             status: None,
-            eof: false,
             exited_at: None,
             last_read: now,
             termination: None,
@@ -309,6 +308,21 @@ impl Session {
             .spawn(move || session_loop.run())
             .map_err(|e| Error::io("start the session thread", &e))?;
         Ok(Session { shared, pid })
+    }
+
+    /// Attaches the listener. It is woken at once if output (or the exit) is
+    /// already waiting, and released after it was woken for the exit.
+    pub fn attach(&self, sink: Arc<dyn EventSink>) {
+        let mut inner = self.lock();
+        let waiting = !inner.outbox.data.is_empty() || inner.outbox.exit.is_some();
+        if inner.exit.is_none() {
+            inner.sink = Some(sink.clone());
+        }
+        let wake = waiting && !std::mem::replace(&mut inner.wake_pending, true);
+        drop(inner);
+        if wake {
+            sink.wake();
+        }
     }
 
     /// The program's process id.
@@ -331,7 +345,12 @@ impl Session {
     /// is queued and written by the session thread.
     pub fn write(&self, data: &[u8]) -> Result<()> {
         let mut inner = self.lock();
-        let Some(fd) = inner.master_fd else {
+        let Some(fd) = inner.input_fd else {
+            if inner.exit.is_none() {
+                return Err(Error::invalid_arg(
+                    "this program has no input: it runs with plain pipes and stdin from /dev/null",
+                ));
+            }
             return Err(not_running("write to"));
         };
         if inner.exit.is_some() {
@@ -366,8 +385,13 @@ impl Session {
     /// Resizes the terminal (the program gets SIGWINCH) and the screen model.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
         let mut inner = self.lock();
-        let Some(fd) = inner.master_fd.filter(|_| inner.exit.is_none()) else {
+        if inner.exit.is_some() {
             return Err(not_running("resize"));
+        }
+        let Some(fd) = inner.pty_fd else {
+            return Err(Error::invalid_arg(
+                "cannot resize: this program runs with plain pipes, not a terminal",
+            ));
         };
         set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
         inner.screen.resize(rows, cols);
@@ -382,7 +406,9 @@ impl Session {
     /// Kills the program and every descendant now (SIGKILL); the exit reports
     /// `cancelled`.
     pub fn kill(&self) -> Result<()> {
-        self.command(Command::Terminate { grace: Duration::ZERO })
+        self.command(Command::Terminate {
+            grace: Duration::ZERO,
+        })
     }
 
     /// TERM to the program's process group and every descendant, then KILL
@@ -431,6 +457,23 @@ impl Session {
     /// The captured output (head and tail) and whether some was left out.
     pub fn captured(&self) -> Option<(String, bool)> {
         self.lock().capture.as_ref().map(Capture::text)
+    }
+
+    /// Pipes only: the last [`STDERR_KEPT`] bytes of stderr.
+    pub fn stderr(&self) -> Option<String> {
+        let inner = self.lock();
+        let tail: Vec<u8> = inner.stderr.as_ref()?.iter().copied().collect();
+        let lead = tail
+            .iter()
+            .take(3)
+            .take_while(|&&b| (0x80..0xc0).contains(&b))
+            .count();
+        Some(String::from_utf8_lossy(&tail[lead..]).into_owned())
+    }
+
+    /// True when the program runs in a pseudo-terminal (not plain pipes).
+    pub fn is_pty(&self) -> bool {
+        self.lock().stderr.is_none()
     }
 
     /// Takes all undelivered output and, after it, the exit if it happened.
@@ -493,7 +536,11 @@ impl Session {
             rx.borrow_and_update();
             let (ended, last, synchronized) = {
                 let inner = self.lock();
-                (inner.exit.is_some(), inner.last_output, inner.screen.synchronized())
+                (
+                    inner.exit.is_some(),
+                    inner.last_output,
+                    inner.screen.synchronized(),
+                )
             };
             if ended {
                 return true;
@@ -506,7 +553,11 @@ impl Session {
             if now >= deadline {
                 return false;
             }
-            let wake_at = if synchronized { deadline } else { quiet_until.min(deadline) };
+            let wake_at = if synchronized {
+                deadline
+            } else {
+                quiet_until.min(deadline)
+            };
             tokio::select! {
                 changed = rx.changed() => {
                     if changed.is_err() {
@@ -573,11 +624,16 @@ fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         return Err(Error::invalid_arg("command must be a non-empty string"));
     }
     if opts.command.contains('\0') || opts.args.iter().any(|a| a.contains('\0')) {
-        return Err(Error::invalid_arg("command and args must not contain NUL characters"));
+        return Err(Error::invalid_arg(
+            "command and args must not contain NUL characters",
+        ));
     }
     let cwd = resolve_cwd(opts.cwd.as_deref())?;
     let env = build_env(opts);
-    let path_env = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+    let path_env = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
     let (program_name, args) = match &opts.shell {
         Some(shell) => {
             let mut line = opts.command.clone();
@@ -599,7 +655,12 @@ fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
     };
     let mut argv = vec![argv0];
     argv.extend(args.into_iter().map(OsString::from));
-    Ok(Prepared { program, argv, env, cwd })
+    Ok(Prepared {
+        program,
+        argv,
+        env,
+        cwd,
+    })
 }
 
 /// The working directory, checked: it must exist and be a directory.
@@ -631,7 +692,10 @@ fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
         };
-        env.extend(base.into_iter().filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())));
+        env.extend(
+            base.into_iter()
+                .filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())),
+        );
     }
     let mut explicit_term = false;
     for (key, value) in &opts.env {
@@ -642,7 +706,10 @@ fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
         }
     }
     if opts.term.is_some() || !explicit_term {
-        let term = opts.term.clone().unwrap_or_else(|| "xterm-256color".to_owned());
+        let term = opts
+            .term
+            .clone()
+            .unwrap_or_else(|| "xterm-256color".to_owned());
         env.retain(|(k, _)| k != "TERM");
         env.push(("TERM".to_owned(), term));
     }
@@ -657,7 +724,8 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
         if meta.is_dir() {
             return Err(std::io::Error::from_raw_os_error(libc::EACCES));
         }
-        access(candidate, AccessFlags::X_OK).map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+        access(candidate, AccessFlags::X_OK)
+            .map_err(|e| std::io::Error::from_raw_os_error(e as i32))
     };
     if program.contains('/') {
         let candidate = cwd.join(program);
@@ -668,7 +736,11 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
     }
     let mut denied: Option<(PathBuf, std::io::Error)> = None;
     for dir in path_env.unwrap_or(DEFAULT_PATH).split(':') {
-        let dir = if dir.is_empty() { Path::new(".") } else { Path::new(dir) };
+        let dir = if dir.is_empty() {
+            Path::new(".")
+        } else {
+            Path::new(dir)
+        };
         let candidate = cwd.join(dir).join(program);
         match check(&candidate) {
             Ok(()) => return Ok(candidate),
@@ -692,7 +764,9 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
 /// Quotes `arg` for a POSIX shell command line.
 pub fn shell_quote(arg: &str) -> String {
     if !arg.is_empty()
-        && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
     {
         return arg.to_owned();
     }
@@ -757,13 +831,23 @@ impl Capture {
 
     fn text(&self) -> (String, bool) {
         let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let lead = tail.iter().take(3).take_while(|&&b| (0x80..0xc0).contains(&b)).count();
+        let lead = tail
+            .iter()
+            .take(3)
+            .take_while(|&&b| (0x80..0xc0).contains(&b))
+            .count();
         let tail = String::from_utf8_lossy(&tail[lead..]);
         if self.omitted == 0 {
             return (format!("{}{}", self.head, tail), false);
         }
         let omitted = self.omitted + lead as u64;
-        (format!("{}\n[... {omitted} bytes of output omitted ...]\n{}", self.head, tail), true)
+        (
+            format!(
+                "{}\n[... {omitted} bytes of output omitted ...]\n{}",
+                self.head, tail
+            ),
+            true,
+        )
     }
 }
 
@@ -778,21 +862,180 @@ struct Termination {
     give_up_at: Option<Instant>,
 }
 
+/// Which stream a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    /// The pty master: everything the program wrote to the terminal.
+    Terminal,
+    /// A pipes program's stdout.
+    Stdout,
+    /// A pipes program's stderr.
+    Stderr,
+}
+
+/// One descriptor the loop reads output from.
+struct Output {
+    fd: RawFd,
+    stream: Stream,
+    decoder: Utf8Decoder,
+    eof: bool,
+}
+
+/// What the session thread owns: the descriptors and the child handle. Dropping
+/// it closes the descriptors.
+enum Io {
+    /// The pty master carries output in and input out.
+    Pty {
+        master: Box<dyn MasterPty + Send>,
+        /// Kept so portable-pty's handle lives as long as the session; the loop
+        /// reaps the child itself (to see the signal that killed it).
+        _child: Box<dyn portable_pty::Child + Send + Sync>,
+    },
+    /// Plain pipes.
+    Pipes {
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        stdin: Option<OwnedFd>,
+        /// Never waited on by std; the loop reaps the child itself.
+        _child: std::process::Child,
+    },
+}
+
+impl Io {
+    /// The outputs to read, the input descriptor and the pty master.
+    fn descriptors(&self) -> (Vec<Output>, Option<RawFd>, Option<RawFd>) {
+        let output = |fd: RawFd, stream| Output {
+            fd,
+            stream,
+            decoder: Utf8Decoder::default(),
+            eof: false,
+        };
+        match self {
+            Io::Pty { master, .. } => {
+                let fd = master.as_raw_fd().unwrap_or(-1);
+                (vec![output(fd, Stream::Terminal)], Some(fd), Some(fd))
+            }
+            Io::Pipes {
+                stdout,
+                stderr,
+                stdin,
+                ..
+            } => (
+                vec![
+                    output(stdout.as_raw_fd(), Stream::Stdout),
+                    output(stderr.as_raw_fd(), Stream::Stderr),
+                ],
+                stdin.as_ref().map(AsRawFd::as_raw_fd),
+                None,
+            ),
+        }
+    }
+}
+
+/// Opens a pty and starts the program on it.
+fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io, Pid)> {
+    let pty = portable_pty::native_pty_system();
+    let pair = pty
+        .openpty(PtySize {
+            rows: opts.rows,
+            cols: opts.cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
+    let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
+    builder.env_clear();
+    for (k, v) in &prepared.env {
+        builder.env(k, v);
+    }
+    builder.cwd(&prepared.cwd);
+    let child = pair.slave.spawn_command(builder).map_err(|e| {
+        let path = prepared.program.display().to_string();
+        match e.downcast_ref::<std::io::Error>() {
+            Some(io) => Error::spawn("spawn", path, io),
+            None => Error {
+                code: ErrorCode::Spawn,
+                message: format!("spawn {path}: {e}"),
+                errno: None,
+                path: Some(path),
+            },
+        }
+    })?;
+    // The child has its own copy; ours must go so that end-of-file is seen
+    // when the program and its descendants close the terminal.
+    drop(pair.slave);
+    let pid = child
+        .process_id()
+        .map(|p| p as Pid)
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "the spawned program has no process id"))?;
+    let master = pair.master;
+    let fd = master
+        .as_raw_fd()
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty master has no descriptor"))?;
+    set_nonblocking(fd).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pty", &e))?;
+    Ok((
+        Io::Pty {
+            master,
+            _child: child,
+        },
+        pid,
+    ))
+}
+
+/// Starts the program with plain pipes, in a process group of its own (so it
+/// can be terminated as a group, like a pty session).
+fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let mut cmd = std::process::Command::new(&prepared.program);
+    cmd.arg0(&prepared.argv[0])
+        .args(&prepared.argv[1..])
+        .env_clear()
+        .envs(prepared.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&prepared.cwd)
+        .stdin(if pipes.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;
+    let pid = child.id() as Pid;
+    let stdout: OwnedFd = child.stdout.take().expect("piped stdout").into();
+    let stderr: OwnedFd = child.stderr.take().expect("piped stderr").into();
+    let stdin: Option<OwnedFd> = child.stdin.take().map(Into::into);
+    for fd in [Some(&stdout), Some(&stderr), stdin.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        set_nonblocking(fd.as_raw_fd()).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pipe", &e))?;
+    }
+    Ok((
+        Io::Pipes {
+            stdout,
+            stderr,
+            stdin,
+            _child: child,
+        },
+        pid,
+    ))
+}
+
 /// The session thread's state.
 struct Loop {
     shared: Arc<Shared>,
-    /// Owns the master descriptor; dropped (closed) when the loop ends.
-    master: Box<dyn MasterPty + Send>,
-    /// Kept so portable-pty's handle lives as long as the session; the loop
-    /// reaps the child itself (to see the signal that killed it).
-    _child: Box<dyn portable_pty::Child + Send + Sync>,
-    master_fd: RawFd,
+    outputs: Vec<Output>,
+    input_fd: Option<RawFd>,
+    /// Owns the descriptors; dropped (closed) when the loop ends.
+    io: Io,
     pid: Pid,
     exit_watch: ExitWatch,
-    decoder: Utf8Decoder,
     deadline: Option<Instant>,
     status: Option<Exit>,
-    eof: bool,
     exited_at: Option<Instant>,
     last_read: Instant,
     termination: Option<Termination>,
@@ -847,7 +1090,7 @@ impl Loop {
         {
             return false;
         }
-        if self.eof {
+        if self.eof() {
             return true;
         }
         if self.shared.lock().paused {
@@ -858,29 +1101,64 @@ impl Loop {
         now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
     }
 
+    /// True once every output reached end-of-file.
+    fn eof(&self) -> bool {
+        self.outputs.iter().all(|o| o.eof)
+    }
+
     fn poll_once(&mut self, now: Instant) {
-        let (want_read, want_write) = {
+        let (paused, want_write) = {
             let inner = self.shared.lock();
-            (!self.eof && !inner.paused, !self.eof && !inner.queue.is_empty())
+            (
+                inner.paused,
+                !inner.queue.is_empty() && inner.input_fd.is_some(),
+            )
         };
-        let mut fds = Vec::with_capacity(3);
-        fds.push(libc::pollfd { fd: self.shared.waker.fd(), events: libc::POLLIN, revents: 0 });
-        let master_idx = if want_read || want_write {
-            let mut events = 0;
-            if want_read {
-                events |= libc::POLLIN;
+        let mut fds = Vec::with_capacity(4);
+        fds.push(libc::pollfd {
+            fd: self.shared.waker.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        // (index in `fds`, index in `outputs`)
+        let mut read_slots = Vec::with_capacity(2);
+        let mut write_slot = None;
+        for (i, output) in self.outputs.iter().enumerate() {
+            let read = !output.eof && !paused;
+            let write = want_write && Some(output.fd) == self.input_fd;
+            if read || write {
+                let events =
+                    if read { libc::POLLIN } else { 0 } | if write { libc::POLLOUT } else { 0 };
+                fds.push(libc::pollfd {
+                    fd: output.fd,
+                    events,
+                    revents: 0,
+                });
+                if read {
+                    read_slots.push((fds.len() - 1, i));
+                }
+                if write {
+                    write_slot = Some(fds.len() - 1);
+                }
             }
-            if want_write {
-                events |= libc::POLLOUT;
-            }
-            fds.push(libc::pollfd { fd: self.master_fd, events, revents: 0 });
-            Some(fds.len() - 1)
-        } else {
-            None
-        };
+        }
+        if want_write && write_slot.is_none() {
+            // A pipes program's stdin is its own descriptor.
+            let fd = self.input_fd.unwrap_or(-1);
+            fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLOUT,
+                revents: 0,
+            });
+            write_slot = Some(fds.len() - 1);
+        }
         let exit_idx = match (&self.exit_watch, self.status.is_none()) {
             (ExitWatch::PidFd(fd), true) => {
-                fds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                fds.push(libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
                 Some(fds.len() - 1)
             }
             _ => None,
@@ -895,13 +1173,18 @@ impl Loop {
         if fds[0].revents != 0 {
             self.shared.waker.drain();
         }
-        if let Some(i) = master_idx {
-            let revents = fds[i].revents;
-            if revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 && want_read {
-                self.read_batch();
+        for (slot, i) in read_slots {
+            if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+                self.read_batch(i);
             }
+        }
+        if let Some(slot) = write_slot {
+            let revents = fds[slot].revents;
             if revents & libc::POLLOUT != 0 {
                 self.flush_queue();
+            } else if revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+                // Nobody reads the input any more: drop what is queued.
+                self.shared.lock().queue.clear();
             }
         }
         let exited = match exit_idx {
@@ -917,7 +1200,7 @@ impl Loop {
         let mut next: Option<Instant> = self.deadline;
         let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
         if let Some(exited_at) = self.exited_at
-            && !self.eof
+            && !self.eof()
         {
             consider(self.last_read.max(exited_at) + DRAIN_IDLE);
             consider(exited_at + DRAIN_MAX);
@@ -936,58 +1219,73 @@ impl Loop {
         next.map(|t| t.saturating_duration_since(now))
     }
 
-    /// Reads until the pty has nothing more right now (or a batch is full),
-    /// then processes the batch under one lock.
-    fn read_batch(&mut self) {
+    /// Reads output `i` until it has nothing more right now (or a batch is
+    /// full), then processes the batch under one lock.
+    fn read_batch(&mut self, i: usize) {
         let mut buf = [0u8; 16 << 10];
+        let fd = self.outputs[i].fd;
         self.batch.clear();
         while self.batch.len() < READ_BATCH {
             // SAFETY: `buf` is valid for writes of its length.
-            let n = unsafe { libc::read(self.master_fd, buf.as_mut_ptr().cast(), buf.len()) };
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
             if n > 0 {
                 self.batch.extend_from_slice(&buf[..n as usize]);
                 continue;
             }
             if n == 0 {
-                self.eof = true;
+                self.outputs[i].eof = true;
                 break;
             }
             let err = std::io::Error::last_os_error();
             match err.raw_os_error() {
                 Some(libc::EINTR) => continue,
                 Some(libc::EAGAIN) => break,
-                // EIO: every holder of the terminal closed it, and everything
-                // they wrote has been read.
+                // EIO on a pty master: every holder of the terminal closed it,
+                // and everything they wrote has been read.
                 _ => {
-                    self.eof = true;
+                    self.outputs[i].eof = true;
                     break;
                 }
             }
         }
         if !self.batch.is_empty() {
             self.last_read = Instant::now();
-            self.process_batch();
+            self.process_batch(i);
         }
         if self.batch.capacity() > 4 * READ_BATCH {
             self.batch = Vec::new();
         }
     }
 
-    fn process_batch(&mut self) {
+    fn process_batch(&mut self, i: usize) {
+        let output = &mut self.outputs[i];
+        let stream = output.stream;
         let mut text = String::with_capacity(self.batch.len());
-        self.decoder.decode(&self.batch, &mut text);
+        output.decoder.decode(&self.batch, &mut text);
         let (wake, sink) = {
             let mut inner = self.shared.lock();
             let inner = &mut *inner;
-            inner.screen.process(&self.batch, &mut self.replies);
+            match stream {
+                Stream::Terminal => inner.screen.process(&self.batch, &mut self.replies),
+                Stream::Stdout => {}
+                Stream::Stderr => {
+                    if let Some(tail) = &mut inner.stderr {
+                        tail.extend(text.as_bytes());
+                        let overflow = tail.len().saturating_sub(STDERR_KEPT);
+                        tail.drain(..overflow);
+                    }
+                }
+            }
             inner.transcript.push(&text);
-            if let Some(capture) = &mut inner.capture {
+            if let Some(capture) = &mut inner.capture
+                && (stream != Stream::Stderr || inner.capture_stderr)
+            {
                 capture.push(&text);
             }
             inner.seq += self.batch.len() as u64;
             inner.last_output = Instant::now();
             let mut wake = false;
-            if inner.sink.is_some() && inner.sink_output && !text.is_empty() {
+            if inner.sink_output && !text.is_empty() {
                 if inner.outbox.data.is_empty() {
                     inner.outbox.data = text;
                 } else {
@@ -996,14 +1294,16 @@ impl Loop {
                 if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
                     inner.paused = true;
                 }
-                wake = !std::mem::replace(&mut inner.wake_pending, true);
+                wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
             }
-            if !self.replies.is_empty() {
-                // Answers to terminal queries go to the program right away,
-                // ahead of queued input only if nothing is queued.
+            if !self.replies.is_empty()
+                && let Some(fd) = self.input_fd
+            {
+                // Answers to terminal queries go to the program at once,
+                // unless input is already queued ahead of them.
                 let replies = std::mem::take(&mut self.replies);
                 if inner.queue.is_empty() {
-                    let n = write_some(self.master_fd, &replies);
+                    let n = write_some(fd, &replies);
                     inner.queue.extend(&replies[n..]);
                 } else {
                     inner.queue.extend(&replies);
@@ -1018,10 +1318,13 @@ impl Loop {
     }
 
     fn flush_queue(&mut self) {
+        let Some(fd) = self.input_fd else {
+            return;
+        };
         let mut inner = self.shared.lock();
         while !inner.queue.is_empty() {
             let (front, _) = inner.queue.as_slices();
-            let n = write_some(self.master_fd, front);
+            let n = write_some(fd, front);
             if n == 0 {
                 break;
             }
@@ -1033,22 +1336,31 @@ impl Loop {
     fn reap(&mut self) {
         let status = match &self.exit_watch {
             ExitWatch::PidFd(_) => {
-                match nix::sys::wait::waitpid(NixPid::from_raw(self.pid), Some(WaitPidFlag::WNOHANG)) {
+                match nix::sys::wait::waitpid(
+                    NixPid::from_raw(self.pid),
+                    Some(WaitPidFlag::WNOHANG),
+                ) {
                     Ok(WaitStatus::StillAlive) => return,
                     Ok(status) => Some(status),
                     Err(_) => None,
                 }
             }
-            ExitWatch::Thread(slot) => match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                Some(status) => Some(status),
-                None => return,
-            },
+            ExitWatch::Thread(slot) => {
+                match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    Some(status) => Some(status),
+                    None => return,
+                }
+            }
         };
         let exit = match status {
-            Some(WaitStatus::Exited(_, code)) => Exit { exit_code: Some(code), ..Exit::default() },
-            Some(WaitStatus::Signaled(_, sig, _)) => {
-                Exit { signal: Some(sig.as_str().to_owned()), ..Exit::default() }
-            }
+            Some(WaitStatus::Exited(_, code)) => Exit {
+                exit_code: Some(code),
+                ..Exit::default()
+            },
+            Some(WaitStatus::Signaled(_, sig, _)) => Exit {
+                signal: Some(sig.as_str().to_owned()),
+                ..Exit::default()
+            },
             // Reaped by someone else, or a status we do not expect: the
             // process is gone without a known code.
             _ => Exit::default(),
@@ -1067,14 +1379,22 @@ impl Loop {
                 merge(&mut t.targets, targets);
             }
             None => {
-                for target in &targets {
-                    target.signal(Signal::SIGTERM);
+                // With no grace the KILL below comes at once; a TERM first
+                // would only race it.
+                if !grace.is_zero() {
+                    for target in &targets {
+                        target.signal(Signal::SIGTERM);
+                    }
+                    if self.status.is_none() {
+                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
+                    }
                 }
-                if self.status.is_none() {
-                    let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
-                }
-                self.termination =
-                    Some(Termination { targets, kill_at: now + grace, killed: false, give_up_at: None });
+                self.termination = Some(Termination {
+                    targets,
+                    kill_at: now + grace,
+                    killed: false,
+                    give_up_at: None,
+                });
             }
         }
         self.advance_termination(now);
@@ -1121,39 +1441,49 @@ impl Loop {
     }
 
     fn publish_exit(mut self, flags: Exit) {
-        let mut tail = String::new();
-        self.decoder.finish(&mut tail);
         let mut exit = self.status.take().unwrap_or_default();
         exit.timed_out = flags.timed_out;
         exit.cancelled = flags.cancelled && !flags.timed_out;
-        let (sink, ()) = {
+        let sink = {
             let mut inner = self.shared.lock();
-            if !tail.is_empty() {
+            let inner = &mut *inner;
+            for output in &mut self.outputs {
+                // A character cut off by the end of the stream.
+                let mut tail = String::new();
+                output.decoder.finish(&mut tail);
+                if tail.is_empty() {
+                    continue;
+                }
                 inner.transcript.push(&tail);
                 if inner.sink_output {
                     inner.outbox.data.push_str(&tail);
                 }
-            }
-            if let Some(capture) = &mut inner.capture {
-                if !tail.is_empty() {
+                if let Some(capture) = &mut inner.capture
+                    && (output.stream != Stream::Stderr || inner.capture_stderr)
+                {
                     capture.push(&tail);
                 }
+            }
+            if let Some(capture) = &mut inner.capture {
                 capture.finish();
             }
-            inner.master_fd = None;
+            inner.input_fd = None;
+            inner.pty_fd = None;
             inner.queue = VecDeque::new();
             inner.commands.clear();
             inner.exit = Some(exit.clone());
             inner.outbox.exit = Some(exit);
             inner.paused = false;
-            let wake = !std::mem::replace(&mut inner.wake_pending, true);
+            let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
             // The listener gets this last wake-up (unless one is pending) and
             // is then released.
-            (inner.sink.take().filter(|_| wake), ())
+            inner.sink.take().filter(|_| wake)
         };
-        // Close the master before telling anyone, so a caller that sees the
-        // exit never sees the descriptor still open.
-        drop(self.master);
+        // Close the descriptors before telling anyone, so a caller that sees
+        // the exit never sees them still open.
+        drop(self.io);
+        drop(self.exit_watch);
+        self.shared.waker.close();
         if let Some(sink) = sink {
             sink.wake();
         }
@@ -1200,7 +1530,12 @@ fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
 }
 
 fn set_winsize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
-    let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
     // SAFETY: TIOCSWINSZ reads a winsize struct we own.
     if unsafe { libc::ioctl(fd, libc::TIOCSWINSZ as _, &size as *const libc::winsize) } != 0 {
         return Err(std::io::Error::last_os_error());
@@ -1224,7 +1559,9 @@ impl ExitWatch {
             let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
             if fd >= 0 {
                 // SAFETY: the kernel just gave us this descriptor.
-                return Ok(ExitWatch::PidFd(unsafe { OwnedFd::from_raw_fd(fd as RawFd) }));
+                return Ok(ExitWatch::PidFd(unsafe {
+                    OwnedFd::from_raw_fd(fd as RawFd)
+                }));
             }
         }
         let slot = Arc::new(Mutex::new(None));
@@ -1241,51 +1578,68 @@ impl ExitWatch {
 }
 
 /// Wakes the session thread out of `poll`.
+///
+/// Its descriptors are closed as soon as the session ends (not when the last
+/// handle to the session is dropped), so finished sessions hold no descriptor;
+/// a wake-up after that is a no-op.
 struct Waker {
-    read: OwnedFd,
-    /// The write end (a pipe elsewhere; Linux uses one eventfd for both).
-    write: Option<OwnedFd>,
+    fds: std::sync::RwLock<Option<(OwnedFd, Option<OwnedFd>)>>,
 }
 
 impl Waker {
     fn new() -> std::io::Result<Waker> {
         #[cfg(target_os = "linux")]
-        {
+        let fds = {
             // SAFETY: eventfd returns a new descriptor or -1.
             let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
             if fd < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            // SAFETY: the kernel just gave us this descriptor.
-            Ok(Waker { read: unsafe { OwnedFd::from_raw_fd(fd) }, write: None })
-        }
+            // SAFETY: the kernel just gave us this descriptor; one eventfd
+            // serves as both ends.
+            (unsafe { OwnedFd::from_raw_fd(fd) }, None)
+        };
         #[cfg(not(target_os = "linux"))]
-        {
+        let fds = {
             let (read, write) = nix::unistd::pipe().map_err(std::io::Error::from)?;
             for fd in [&read, &write] {
                 set_nonblocking(fd.as_raw_fd())?;
                 // SAFETY: sets FD_CLOEXEC on a descriptor we own.
                 unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
             }
-            Ok(Waker { read, write: Some(write) })
-        }
+            (read, Some(write))
+        };
+        Ok(Waker {
+            fds: std::sync::RwLock::new(Some(fds)),
+        })
     }
 
+    /// The descriptor to poll (-1 once closed, which `poll` ignores).
     fn fd(&self) -> RawFd {
-        self.read.as_raw_fd()
+        let fds = self.fds.read().unwrap_or_else(|e| e.into_inner());
+        fds.as_ref().map_or(-1, |(read, _)| read.as_raw_fd())
     }
 
     fn wake(&self) {
-        let fd = self.write.as_ref().unwrap_or(&self.read).as_raw_fd();
+        let fds = self.fds.read().unwrap_or_else(|e| e.into_inner());
+        let Some((read, write)) = fds.as_ref() else {
+            return;
+        };
+        let fd = write.as_ref().unwrap_or(read).as_raw_fd();
         let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a local; a full pipe/counter already
-        // means "awake", so the result does not matter.
+        // SAFETY: writes 8 bytes from a local to a descriptor kept open by the
+        // read lock; a full pipe/counter already means "awake".
         unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
     }
 
     fn drain(&self) {
+        let fd = self.fd();
         let mut buf = [0u8; 64];
         // SAFETY: reads into a local buffer until the descriptor is empty.
-        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        while fd >= 0 && unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    }
+
+    fn close(&self) {
+        self.fds.write().unwrap_or_else(|e| e.into_inner()).take();
     }
 }

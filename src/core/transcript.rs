@@ -60,7 +60,11 @@ impl Transcript {
     /// An empty transcript that keeps at most `limit` bytes (memory grows
     /// with the output, up to the limit).
     pub fn new(limit: usize) -> Self {
-        Transcript { buf: VecDeque::new(), start: 0, limit: limit.max(1) }
+        Transcript {
+            buf: VecDeque::new(),
+            start: 0,
+            limit: limit.max(1),
+        }
     }
 
     /// Appends decoded output, dropping the oldest bytes beyond the limit.
@@ -133,7 +137,11 @@ impl Transcript {
         if let Some(n) = opts.tail {
             text = last_lines(&text, n).to_owned();
         }
-        Ok(ReadResult { text, cursor, truncated })
+        Ok(ReadResult {
+            text,
+            cursor,
+            truncated,
+        })
     }
 
     /// The held bytes from absolute cursor `from` as text, skipping a
@@ -148,7 +156,11 @@ impl Transcript {
         } else {
             bytes.extend_from_slice(&b[skip - a.len()..]);
         }
-        let lead = bytes.iter().take(3).take_while(|&&b| (0x80..0xc0).contains(&b)).count();
+        let lead = bytes
+            .iter()
+            .take(3)
+            .take_while(|&&b| (0x80..0xc0).contains(&b))
+            .count();
         match String::from_utf8(bytes) {
             Ok(s) if lead == 0 => s,
             Ok(s) => s[lead..].to_owned(),
@@ -391,7 +403,12 @@ mod tests {
     #[test]
     fn since_beyond_end_is_invalid() {
         let t = Transcript::new(16);
-        let err = t.read(&ReadOptions { since: Some(5), ..Default::default() }).unwrap_err();
+        let err = t
+            .read(&ReadOptions {
+                since: Some(5),
+                ..Default::default()
+            })
+            .unwrap_err();
         assert_eq!(err.code, super::super::ErrorCode::InvalidArg);
         assert!(err.message.contains("got 5"), "{}", err.message);
     }

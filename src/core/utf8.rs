@@ -168,7 +168,11 @@ mod tests {
         for bytes in cases {
             let expected = String::from_utf8_lossy(bytes).into_owned();
             for cut in 0..=bytes.len() {
-                assert_eq!(decode_in_pieces(bytes, &[cut]), expected, "{bytes:?} cut at {cut}");
+                assert_eq!(
+                    decode_in_pieces(bytes, &[cut]),
+                    expected,
+                    "{bytes:?} cut at {cut}"
+                );
             }
         }
     }

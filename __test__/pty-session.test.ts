@@ -1,0 +1,574 @@
+// PtySession against real programs: output, exit status, completeness,
+// UTF-8, input, options, resize, errors, timeouts, termination, leaks.
+import { describe, it, expect, vi } from 'vitest'
+import { mkdtempSync, realpathSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { spawn as spawnChild } from 'node:child_process'
+import { Worker } from 'node:worker_threads'
+import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
+import { alive, collector, exists, fdCount, procState } from './helpers.js'
+
+async function run(command: string, args: string[] = [], extra: object = {}) {
+  const out = collector()
+  const session = new PtySession()
+  const exit = await session.start({ command, args, ...extra }, out.onData)
+  return { exit, text: out.text(), session }
+}
+
+describe('output and exit status', () => {
+  it('delivers printf output and exit code 0', async () => {
+    const { exit, text } = await run('printf', ['hello %s\\n', 'world'])
+    expect(text).toBe('hello world\r\n')
+    expect(exit).toEqual({ exitCode: 0, signal: null, timedOut: false, cancelled: false })
+  })
+
+  it.each([3, 255])('reports exit code %i', async (code) => {
+    const { exit } = await run('sh', ['-c', `echo bye; exit ${code}`])
+    expect(exit.exitCode).toBe(code)
+    expect(exit.signal).toBeNull()
+  })
+
+  it('reports death by SIGKILL with a null exit code', async () => {
+    const { exit } = await run('sh', ['-c', 'echo before; kill -KILL $$; echo after'])
+    expect(exit).toEqual({ exitCode: null, signal: 'SIGKILL', timedOut: false, cancelled: false })
+  })
+
+  it('keeps output produced before any listener in the transcript and the screen', async () => {
+    const session = PtySession.spawn({ command: 'printf', args: ['early bird\\n'] })
+    await session.exited
+    expect(session.read().text).toBe('early bird\n')
+    expect(session.screen().text).toBe('early bird')
+  })
+
+  it('exposes pid and running while the program runs', async () => {
+    const session = PtySession.spawn({ command: 'sleep', args: ['5'] })
+    expect(session.running).toBe(true)
+    expect(typeof session.pid).toBe('number')
+    expect(alive(session.pid!)).toBe(true)
+    const exit = await session.terminate()
+    expect(exit.cancelled).toBe(true)
+    expect(session.running).toBe(false)
+  })
+})
+
+describe('completeness: every byte arrives, in order, before the exit resolves', () => {
+  const seqExpected = Array.from({ length: 20000 }, (_, i) => `${i + 1}\r\n`).join('')
+  const bigLine = 'x'.repeat(200 * 1024)
+  const bashExpected = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}\r\n`).join('')
+
+  async function completeRun(command: string, args: string[]) {
+    const chunks: string[] = []
+    let atExit = -1
+    const session = new PtySession()
+    const exited = session.start({ command, args }, (c) => chunks.push(c)).then((exit) => {
+      atExit = chunks.length
+      return exit
+    })
+    const exit = await exited
+    expect(atExit).toBe(chunks.length)
+    return { exit, text: chunks.join('') }
+  }
+
+  it('seq 1 20000', { repeats: 200 }, async () => {
+    const { exit, text } = await completeRun('seq', ['1', '20000'])
+    expect(exit.exitCode).toBe(0)
+    expect(text.length).toBe(seqExpected.length)
+    expect(text === seqExpected).toBe(true)
+  })
+
+  it('a 200 KB single write', { repeats: 200 }, async () => {
+    const { exit, text } = await completeRun('python3', [
+      '-c',
+      'import os,sys; os.write(1, b"x" * (200 * 1024))',
+    ])
+    expect(exit.exitCode).toBe(0)
+    expect(text.length).toBe(bigLine.length)
+    expect(text === bigLine).toBe(true)
+  })
+
+  it('5000 lines from bash', { repeats: 200 }, async () => {
+    const { exit, text } = await completeRun('bash', [
+      '-c',
+      'for ((i=1;i<=5000;i++)); do echo "line $i"; done',
+    ])
+    expect(exit.exitCode).toBe(0)
+    expect(text.length).toBe(bashExpected.length)
+    expect(text === bashExpected).toBe(true)
+  })
+})
+
+describe('UTF-8', () => {
+  const sample = 'a€😀日é'
+  const bytes = Buffer.from(sample, 'utf8')
+
+  it('characters split at every byte position across writes arrive intact', async () => {
+    // One run per split position; the program writes the two halves with a
+    // pause, so the pty delivers them in separate reads.
+    const script = (cut: number) =>
+      `import os,time,sys; b=bytes.fromhex("${bytes.toString('hex')}"); ` +
+      `os.write(1,b[:${cut}]); time.sleep(0.03); os.write(1,b[${cut}:])`
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const chunks: string[] = []
+      const session = new PtySession()
+      await session.start({ command: 'python3', args: ['-c', script(cut)] }, (c) => chunks.push(c))
+      expect(chunks.join('')).toBe(sample)
+      expect(chunks.join('')).not.toContain('\uFFFD')
+    }
+  })
+
+  it('invalid bytes become U+FFFD', async () => {
+    const { text } = await run('printf', ['ok\\377\\376ok'])
+    expect(text).toBe('ok\uFFFD\uFFFDok')
+  })
+})
+
+describe('input', () => {
+  it('round-trips through cat', async () => {
+    const out = collector()
+    const session = PtySession.spawn({ command: 'cat' }, out.onData)
+    session.write('ping\r')
+    await vi.waitFor(() => expect(out.text()).toContain('ping\r\nping\r\n'))
+    session.write(new Uint8Array([0x04])) // ctrl+d: end of input
+    const exit = await session.exited
+    expect(exit.exitCode).toBe(0)
+  })
+
+  it('writing 4 MiB to a slow reader does not block the event loop', async () => {
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    try {
+      const out = collector()
+      const session = PtySession.spawn(
+        { command: 'sh', args: ['-c', 'stty -echo; echo ready; sleep 0.3; wc -c'] },
+        out.onData,
+      )
+      await session.waitFor('ready')
+      const line = 'y'.repeat(1023) + '\n'
+      const payload = line.repeat(4096) // 4 MiB
+      const before = Date.now()
+      session.write(payload)
+      session.write('\x04')
+      const writeMs = Date.now() - before
+      const ticksAfterWrite = ticks
+      const exit = await session.exited
+      expect(exit.exitCode).toBe(0)
+      expect(out.text().replace('ready', '').trim()).toBe(String(payload.length))
+      // The write returned before the program read anything (it sleeps
+      // first), and timers kept firing while the data drained.
+      expect(writeMs).toBeLessThan(300)
+      expect(ticks - ticksAfterWrite).toBeGreaterThan(5)
+    } finally {
+      clearInterval(timer)
+    }
+  })
+
+  it('rejects non-text input with ERR_INVALID_ARG', () => {
+    const session = PtySession.spawn({ command: 'cat' })
+    expect(() => session.write(42 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG' }))
+    session.kill()
+  })
+})
+
+describe('options', () => {
+  it('runs in cwd', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ptypilot-cwd-')))
+    const { text } = await run('pwd', [], { cwd: dir })
+    expect(text.trim()).toBe(dir)
+  })
+
+  it('merges env over the inherited environment and removes undefined entries', async () => {
+    process.env.PTYPILOT_INHERITED = 'from-parent'
+    process.env.PTYPILOT_REMOVED = 'should-go'
+    try {
+      const { text } = await run('sh', ['-c', 'echo "$PTYPILOT_INHERITED|$PTYPILOT_ADDED|${PTYPILOT_REMOVED-unset}"'], {
+        env: { PTYPILOT_ADDED: 'added', PTYPILOT_REMOVED: undefined },
+      })
+      expect(text.trim()).toBe('from-parent|added|unset')
+    } finally {
+      delete process.env.PTYPILOT_INHERITED
+      delete process.env.PTYPILOT_REMOVED
+    }
+  })
+
+  it('drops variables that describe the parent terminal', async () => {
+    process.env.TMUX = '/tmp/tmux-0/default,1,0'
+    process.env.COLUMNS = '999'
+    try {
+      const { text } = await run('sh', ['-c', 'echo "${TMUX-none}|${COLUMNS-none}|$TERM"'])
+      expect(text.trim()).toBe('none|none|xterm-256color')
+    } finally {
+      delete process.env.TMUX
+      delete process.env.COLUMNS
+    }
+  })
+
+  it('inheritEnv: false starts from an empty environment', async () => {
+    process.env.PTYPILOT_SECRET = 'leak'
+    try {
+      const { text } = await run('/bin/sh', ['-c', 'echo "${PTYPILOT_SECRET-none}|$ONLY"'], {
+        inheritEnv: false,
+        env: { ONLY: 'me' },
+      })
+      expect(text.trim()).toBe('none|me')
+    } finally {
+      delete process.env.PTYPILOT_SECRET
+    }
+  })
+
+  it('shell: true runs a command line with a pipe', async () => {
+    const { exit, text } = await run('echo a | tr a b', [], { shell: true })
+    expect(exit.exitCode).toBe(0)
+    expect(text.trim()).toBe('b')
+  })
+
+  it('shell names a shell and quotes extra args', async () => {
+    const { text } = await run('printf "%s|" ', ["it's", 'two words'], { shell: 'bash' })
+    expect(text).toBe("it's|two words|")
+  })
+
+  it('term sets TERM', async () => {
+    const { text } = await run('sh', ['-c', 'echo $TERM'], { term: 'vt100' })
+    expect(text.trim()).toBe('vt100')
+  })
+
+  it('rejects unknown options and wrong types with ERR_INVALID_ARG naming them', async () => {
+    await expect(new PtySession().start({ command: 'true', colz: 80 } as never)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARG',
+      message: expect.stringContaining('colz'),
+    })
+    await expect(new PtySession().start({ command: 'true', cols: '80' } as never)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARG',
+      message: expect.stringContaining('options.cols must be a number, got string "80"'),
+    })
+    await expect(new PtySession().start({ command: 'true', args: ['ok', 3] } as never)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARG',
+      message: expect.stringContaining('options.args[1]'),
+    })
+    expect(() => PtySession.spawn({} as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG' }))
+  })
+})
+
+describe('resize', () => {
+  it('is seen by the program (stty size)', async () => {
+    const out = collector()
+    const session = PtySession.spawn(
+      { command: 'sh', args: ['-c', 'stty size; read x; stty size'], cols: 100, rows: 30 },
+      out.onData,
+    )
+    await vi.waitFor(() => expect(out.text()).toContain('30 100'))
+    session.resize(120, 40)
+    expect(session.screen().cols).toBe(120)
+    expect(session.screen().rows).toBe(40)
+    session.write('\r')
+    await session.exited
+    expect(out.text()).toContain('40 120')
+  })
+
+  it('rejects out-of-range sizes with ERR_INVALID_ARG', async () => {
+    const session = PtySession.spawn({ command: 'cat' })
+    for (const [cols, rows] of [[0, 24], [80, 1], [1001, 24], [80, 501], [80.5, 24]]) {
+      expect(() => session.resize(cols, rows)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG' }))
+    }
+    expect(() => PtySession.spawn({ command: 'cat', cols: 0 })).toThrow(/cols must be an integer between 2 and 1000, got 0/)
+    await session.terminate()
+  })
+
+  it('resize and write after the exit throw ERR_NOT_RUNNING', async () => {
+    const { session } = await run('true')
+    expect(() => session.resize(100, 30)).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    expect(() => session.write('x')).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    expect(() => session.kill('SIGINT')).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    expect(() => session.kill()).not.toThrow()
+  })
+
+  it('methods before start throw ERR_NOT_RUNNING', () => {
+    const session = new PtySession()
+    expect(() => session.write('x')).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    expect(() => session.screen()).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    expect(session.pid).toBeNull()
+    expect(session.running).toBe(false)
+  })
+})
+
+describe('spawn errors', () => {
+  it('a missing program rejects ERR_SPAWN with errno and path', async () => {
+    const err = (await new PtySession().start({ command: 'no-such-program-ptypilot' }).catch((e) => e)) as PtypilotError
+    expect(err).toBeInstanceOf(Error)
+    expect(err.code).toBe('ERR_SPAWN')
+    expect(err.errno).toBe(-2)
+    expect(err.errnoName).toBe('ENOENT')
+    expect(err.path).toBe('no-such-program-ptypilot')
+    expect(err.message).toContain('no-such-program-ptypilot')
+  })
+
+  it('a program that is not executable rejects ERR_SPAWN EACCES', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-noexec-'))
+    const file = join(dir, 'script.sh')
+    writeFileSync(file, '#!/bin/sh\necho hi\n', { mode: 0o644 })
+    const err = (await new PtySession().start({ command: file }).catch((e) => e)) as PtypilotError
+    expect(err.code).toBe('ERR_SPAWN')
+    expect(err.errnoName).toBe('EACCES')
+    expect(err.path).toBe(file)
+  })
+
+  it('a bad cwd rejects ERR_SPAWN with the directory as path', async () => {
+    const err = (await new PtySession().start({ command: 'true', cwd: '/no/such/dir' }).catch((e) => e)) as PtypilotError
+    expect(err.code).toBe('ERR_SPAWN')
+    expect(err.errnoName).toBe('ENOENT')
+    expect(err.path).toBe('/no/such/dir')
+  })
+
+  it('spawn() throws synchronously', () => {
+    expect(() => PtySession.spawn({ command: 'no-such-program-ptypilot' })).toThrow(
+      expect.objectContaining({ code: 'ERR_SPAWN' }),
+    )
+  })
+
+  it('a second start while running rejects ERR_ALREADY_RUNNING, and a start after the exit works', async () => {
+    const session = new PtySession()
+    const first = session.start({ command: 'sleep', args: ['5'] })
+    await expect(session.start({ command: 'true' })).rejects.toMatchObject({ code: 'ERR_ALREADY_RUNNING' })
+    await session.terminate()
+    expect((await first).cancelled).toBe(true)
+    const out = collector()
+    const again = await session.start({ command: 'echo', args: ['again'] }, out.onData)
+    expect(again.exitCode).toBe(0)
+    expect(out.text()).toBe('again\r\n')
+  })
+})
+
+describe('timeouts and cancellation', () => {
+  it('timeoutMs stops sleep 100 with timedOut', async () => {
+    const started = Date.now()
+    const { exit } = await run('sleep', ['100'], { timeoutMs: 200 })
+    expect(exit).toMatchObject({ timedOut: true, cancelled: false, exitCode: null, signal: 'SIGTERM' })
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('an AbortSignal stops sleep 100 with cancelled', async () => {
+    const controller = new AbortController()
+    const session = new PtySession()
+    const exited = session.start({ command: 'sleep', args: ['100'], signal: controller.signal })
+    setTimeout(() => controller.abort(), 100)
+    const exit = await exited
+    expect(exit).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGTERM' })
+  })
+
+  it('an already aborted signal stops the program at once', async () => {
+    const exit = await new PtySession().start({ command: 'sleep', args: ['100'], signal: AbortSignal.abort() })
+    expect(exit.cancelled).toBe(true)
+  })
+
+  it('a program that ignores TERM is killed after the grace', async () => {
+    const session = PtySession.spawn({ command: 'sh', args: ['-c', "trap '' TERM; echo ready; sleep 100"] })
+    await session.waitFor('ready')
+    const exit = await session.terminate({ graceMs: 200 })
+    expect(exit).toMatchObject({ cancelled: true, signal: 'SIGKILL' })
+  })
+})
+
+describe('terminate leaves nothing behind', () => {
+  it('kills a shell, its setsid grandchild and its background job; no zombie remains', async () => {
+    const session = PtySession.spawn({
+      command: 'bash',
+      args: [
+        '-c',
+        // A background job, and a grandchild in its own session that ignores HUP.
+        'sleep 300 & echo "bg $!"; setsid sh -c \'trap "" HUP; echo "daemon $$"; exec sleep 300\' & sleep 0.2; echo ready; wait',
+      ],
+    })
+    const { screen } = await session.waitFor(/ready/)
+    const bg = Number(/bg (\d+)/.exec(screen.text)![1])
+    const daemon = Number(/daemon (\d+)/.exec(screen.text)![1])
+    expect(alive(bg)).toBe(true)
+    expect(alive(daemon)).toBe(true)
+    const shellPid = session.pid!
+    const exit = await session.terminate({ graceMs: 500 })
+    expect(exit.cancelled).toBe(true)
+    for (const pid of [shellPid, bg, daemon]) {
+      // Gone entirely: not running and not a zombie either.
+      await vi.waitFor(() => expect(procState(pid)).toBeNull(), { timeout: 8000 })
+    }
+  })
+
+  it('kill() with no signal kills the tree at once', async () => {
+    const session = PtySession.spawn({ command: 'sh', args: ['-c', 'sleep 300 & echo "bg $!"; wait'] })
+    const { screen } = await session.waitFor(/bg \d+/)
+    const bg = Number(/bg (\d+)/.exec(screen.text)![1])
+    session.kill()
+    const exit = await session.exited
+    expect(exit).toMatchObject({ cancelled: true, signal: 'SIGKILL' })
+    await vi.waitFor(() => expect(exists(bg)).toBe(false), { timeout: 8000 })
+  })
+
+  it('Symbol.asyncDispose terminates a running session', async () => {
+    let pid = 0
+    {
+      await using session = PtySession.spawn({ command: 'sleep', args: ['100'] })
+      pid = session.pid!
+      expect(alive(pid)).toBe(true)
+    }
+    expect(exists(pid)).toBe(false)
+  })
+})
+
+describe('load and leaks', () => {
+  it('runs 10 sessions concurrently', async () => {
+    const runs = Array.from({ length: 10 }, (_, i) => run('sh', ['-c', `echo session ${i}; sleep 0.1`]))
+    const results = await Promise.all(runs)
+    results.forEach(({ exit, text }, i) => {
+      expect(exit.exitCode).toBe(0)
+      expect(text).toBe(`session ${i}\r\n`)
+    })
+  })
+
+  it('100 sequential sessions leak no file descriptors', async () => {
+    await run('true') // warm up lazily created descriptors
+    const before = fdCount()
+    for (let i = 0; i < 100; i++) {
+      const { exit } = await run('echo', [String(i)])
+      expect(exit.exitCode).toBe(0)
+    }
+    expect(fdCount()).toBe(before)
+  })
+
+  it('leaves the event loop free to exit after sessions end', async () => {
+    const script = `
+      const { PtySession, exec } = require(${JSON.stringify(fileURLToPath(new URL('../index.js', import.meta.url)))});
+      (async () => {
+        const s = PtySession.spawn({ command: 'echo', args: ['hi'] }, () => {});
+        await s.exited;
+        await exec({ command: 'true' });
+        const t = PtySession.spawn({ command: 'sleep', args: ['100'] });
+        await t.terminate();
+        console.log('done');
+      })();
+    `
+    const child = spawnChild(process.execPath, ['-e', script])
+    let stdout = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL')
+        resolve(-1)
+      }, 10000)
+      child.on('exit', (c) => {
+        clearTimeout(timer)
+        resolve(c)
+      })
+    })
+    expect(stdout.trim()).toBe('done')
+    expect(code).toBe(0)
+  })
+})
+
+describe('robustness', () => {
+  it('works in several worker threads at once, with the worker\'s own env', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      process.env.PTYPILOT_WORKER = 'worker-' + workerData;
+      (async () => {
+        let out = '';
+        const s = new PtySession();
+        const exit = await s.start({ command: 'sh', args: ['-c', 'echo "$PTYPILOT_WORKER"'] }, (c) => (out += c));
+        parentPort.postMessage({ out, exit });
+      })();
+    `
+    const results = await Promise.all(
+      [1, 2, 3].map(
+        (n) =>
+          new Promise<{ out: string; exit: PtyExit }>((resolve, reject) => {
+            const worker = new Worker(source, { eval: true, workerData: n })
+            worker.once('message', (m) => {
+              resolve(m)
+              void worker.terminate()
+            })
+            worker.once('error', reject)
+          }),
+      ),
+    )
+    results.forEach(({ out, exit }, i) => {
+      expect(exit.exitCode).toBe(0)
+      expect(out).toBe(`worker-${i + 1}\r\n`)
+    })
+  })
+
+  it('an onData listener that throws does not crash the process or lose the exit', async () => {
+    const warnings: Error[] = []
+    const onWarning = (w: Error) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const session = new PtySession()
+      const exit = await session.start({ command: 'echo', args: ['boom'] }, () => {
+        throw new Error('listener failure')
+      })
+      expect(exit.exitCode).toBe(0)
+      await vi.waitFor(() => expect(warnings.some((w) => String(w.message).includes('listener failure'))).toBe(true))
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  it('handles 100 concurrent sessions', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => run('sh', ['-c', `echo n${i}`])),
+    )
+    results.forEach(({ exit, text }, i) => {
+      expect(exit.exitCode).toBe(0)
+      expect(text).toBe(`n${i}\r\n`)
+    })
+  })
+})
+
+describe('exec', () => {
+  it('returns exit status, stripped output and the final screen', async () => {
+    const result = await exec({ command: 'printf', args: ['\\033[1;32mgreen\\033[0m\\nplain\\n'] })
+    expect(result.exitCode).toBe(0)
+    expect(result.output).toBe('green\nplain\n')
+    expect(result.truncated).toBe(false)
+    expect(result.screen?.text).toBe('green\nplain')
+  })
+
+  it('keeps head and tail beyond maxOutputBytes', async () => {
+    const result = await exec({ command: 'seq', args: ['1', '10000'], maxOutputBytes: 1000 })
+    expect(result.truncated).toBe(true)
+    expect(result.output.startsWith('1\n2\n3\n')).toBe(true)
+    expect(result.output.endsWith('9999\n10000\n')).toBe(true)
+    expect(result.output).toMatch(/\[\.\.\. \d+ bytes of output omitted \.\.\.\]/)
+    expect(result.output.length).toBeLessThan(1200)
+  })
+
+  it('streams to onData too', async () => {
+    const out = collector()
+    const result = await exec({ command: 'echo', args: ['streamed'] }, out.onData)
+    expect(out.text()).toBe('streamed\r\n')
+    expect(result.output).toBe('streamed\n')
+  })
+
+  it('rejects a missing program with ERR_SPAWN', async () => {
+    await expect(exec({ command: 'no-such-program-ptypilot' })).rejects.toMatchObject({ code: 'ERR_SPAWN' })
+    await expect(exec({ command: 'no-such-program-ptypilot', pty: false })).rejects.toMatchObject({ code: 'ERR_SPAWN' })
+  })
+
+  it('pty: false runs with plain pipes: no terminal, stdout and stderr merged, no screen', async () => {
+    const result = await exec({
+      command: 'sh',
+      args: ['-c', 'echo out; echo err >&2; if [ -t 1 ]; then echo tty; else echo notty; fi; exit 2'],
+      pty: false,
+    })
+    expect(result.exitCode).toBe(2)
+    expect(result.output).toContain('out\n')
+    expect(result.output).toContain('err\n')
+    expect(result.output).toContain('notty\n')
+    expect(result.screen).toBeNull()
+  })
+
+  it('pty: false honours timeoutMs', async () => {
+    const result = await exec({ command: 'sleep', args: ['100'], pty: false, timeoutMs: 100 })
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGTERM' })
+  })
+})

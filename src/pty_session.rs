@@ -1,0 +1,502 @@
+//! `PtySession` binding: converts options, calls the core session, maps errors.
+//!
+//! The JS class `PtySession` (index.js) wraps this `NativeSession`. Output and
+//! the exit reach JS through one threadsafe function, the *pump*, so they
+//! arrive in order: every `data` call comes before the `exit` call. The pump
+//! keeps the event loop alive while the program runs and is released right
+//! after the exit was delivered.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+
+use crate::core::keys::{self, KeyModes};
+use crate::core::process::parse_signal;
+use crate::core::screen::{self, Snapshot};
+use crate::core::session::{self, EventSink, Exit, Session, SpawnOptions};
+use crate::core::transcript::ReadOptions;
+use crate::core::{Error as CoreError, ErrorCode, Result as CoreResult};
+use crate::error::{IntoJs, js_error};
+use crate::options::Opts;
+
+/// How a program ended.
+#[napi(object, use_nullable = true)]
+pub struct PtyExit {
+    /// Exit code of a normal exit; `null` when a signal ended the program.
+    pub exit_code: Option<i32>,
+    /// Name of the signal that ended the program (`'SIGKILL'`), else `null`.
+    pub signal: Option<String>,
+    /// The session's `timeoutMs` ran out and ptypilot terminated the program.
+    pub timed_out: bool,
+    /// `kill()`, `terminate()`, dispose or the `AbortSignal` ended the program.
+    pub cancelled: bool,
+}
+
+impl From<Exit> for PtyExit {
+    fn from(e: Exit) -> Self {
+        PtyExit {
+            exit_code: e.exit_code,
+            signal: e.signal,
+            timed_out: e.timed_out,
+            cancelled: e.cancelled,
+        }
+    }
+}
+
+/// Where the cursor is.
+#[napi(object)]
+pub struct CursorPosition {
+    /// Row, 0-based.
+    pub row: u32,
+    /// Column, 0-based.
+    pub col: u32,
+    /// False when the program hid the cursor.
+    pub visible: bool,
+}
+
+/// What the terminal shows, as plain text.
+#[napi(object)]
+pub struct ScreenSnapshot {
+    /// Visible rows right-trimmed, trailing blank rows dropped, joined by `\n`.
+    pub text: String,
+    /// Every visible row, right-trimmed (`lines.length === rows`).
+    pub lines: Vec<String>,
+    /// Cursor position and visibility.
+    pub cursor: CursorPosition,
+    /// Width in columns.
+    pub cols: u32,
+    /// Height in rows.
+    pub rows: u32,
+    /// The program is using the alternate screen (full-screen programs).
+    pub alt_screen: bool,
+    /// Window title set by the program (OSC 0/2), or `''`.
+    pub title: String,
+    /// Output bytes processed so far (monotonic).
+    pub seq: f64,
+}
+
+impl ScreenSnapshot {
+    fn new(s: Snapshot, seq: u64) -> Self {
+        ScreenSnapshot {
+            text: s.text,
+            lines: s.lines,
+            cursor: CursorPosition {
+                row: s.cursor_row.into(),
+                col: s.cursor_col.into(),
+                visible: s.cursor_visible,
+            },
+            cols: s.cols.into(),
+            rows: s.rows.into(),
+            alt_screen: s.alt_screen,
+            title: s.title,
+            seq: seq as f64,
+        }
+    }
+}
+
+/// A screen snapshot plus whether the screen settled before the timeout.
+#[napi(object)]
+pub struct SettledSnapshot {
+    /// True when the output went quiet; false when the timeout came first.
+    pub settled: bool,
+    /// The screen when the wait ended.
+    pub screen: ScreenSnapshot,
+}
+
+/// A slice of the transcript.
+#[napi(object, use_nullable = true)]
+pub struct ReadResult {
+    /// The text (escape sequences stripped unless `raw`).
+    pub text: String,
+    /// Pass as `since` to the next `read` to get only what comes after.
+    pub cursor: f64,
+    /// The program is still running.
+    pub running: bool,
+    /// The exit code once it exited normally, else `null`.
+    pub exit_code: Option<i32>,
+    /// `since` was older than the oldest output still kept.
+    pub truncated: bool,
+}
+
+/// Output and exit go to JS through this threadsafe function: `(data, exit)`.
+/// The pump's arguments: `(data | null, exit | null)`.
+type PumpArgs = FnArgs<(Option<String>, Option<PtyExit>)>;
+type Pump = ThreadsafeFunction<(), (), PumpArgs, Status, false>;
+
+struct PumpSink(Pump);
+
+impl EventSink for PumpSink {
+    fn wake(&self) {
+        self.0.call((), ThreadsafeFunctionCallMode::NonBlocking);
+    }
+}
+
+/// Reads PtyOptions into core spawn options. `extra` lists keys the caller
+/// reads itself.
+pub fn spawn_options(
+    opts: &mut Opts,
+    base_env: Option<Vec<(String, String)>>,
+) -> CoreResult<SpawnOptions> {
+    let command = opts.string("command")?.ok_or_else(|| {
+        CoreError::invalid_arg("options.command is required (the program to run)")
+    })?;
+    let args = opts.strings("args")?.unwrap_or_default();
+    let env = opts.string_map("env")?.unwrap_or_default();
+    let inherit_env = opts.bool("inheritEnv")?.unwrap_or(true);
+    let shell = match opts.bool_or_string("shell")? {
+        None | Some(Either::A(false)) => None,
+        Some(Either::A(true)) => Some(default_shell(&base_env, &env)),
+        Some(Either::B(name)) if name.is_empty() => {
+            return Err(CoreError::invalid_arg(
+                "options.shell must be true, false or a shell name, got string \"\"",
+            ));
+        }
+        Some(Either::B(name)) => Some(name),
+    };
+    let cwd = opts.string("cwd")?.map(Into::into);
+    let cols = opts.number("cols")?.unwrap_or(80.0);
+    let rows = opts.number("rows")?.unwrap_or(24.0);
+    let (cols, rows) = screen::validate_size(cols, rows).map_err(|mut e| {
+        e.message = format!("options.{}", e.message);
+        e
+    })?;
+    let term = opts.string("term")?;
+    if let Some(term) = &term
+        && (term.is_empty() || term.contains(['\0', '=']))
+    {
+        return Err(CoreError::invalid_arg(format!(
+            "options.term must be a terminal name, got {term:?}"
+        )));
+    }
+    let scrollback = opts
+        .integer("scrollback", 0.0, f64::from(screen::MAX_SCROLLBACK))?
+        .map_or(1000, |n| n as usize);
+    let timeout = opts.millis("timeoutMs")?.map(Duration::from_millis);
+    // Bridged to a CancelToken by the JS layer.
+    opts.skip("signal");
+    Ok(SpawnOptions {
+        command,
+        args,
+        shell,
+        cwd,
+        env,
+        base_env,
+        inherit_env,
+        cols,
+        rows,
+        term,
+        scrollback,
+        timeout,
+        ..SpawnOptions::default()
+    })
+}
+
+/// `$SHELL` of the environment the program inherits, else `/bin/sh`.
+fn default_shell(base: &Option<Vec<(String, String)>>, env: &[(String, Option<String>)]) -> String {
+    let from_env = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "SHELL")
+        .and_then(|(_, v)| v.clone());
+    let from_base = match base {
+        Some(base) => base
+            .iter()
+            .find(|(k, _)| k == "SHELL")
+            .map(|(_, v)| v.clone()),
+        None => std::env::var("SHELL").ok(),
+    };
+    from_env
+        .or(from_base)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/bin/sh".to_owned())
+}
+
+/// How the JS layer wants a session started (internal).
+#[napi(object)]
+pub struct StartHow {
+    /// Deliver output to the pump (there is an `onData`).
+    pub stream_output: bool,
+    /// The environment to inherit (a worker's `process.env`); default: this process's.
+    pub base_env: Option<std::collections::HashMap<String, String>>,
+    /// Keep the stripped output, head and tail up to this many bytes (exec).
+    pub capture_limit: Option<f64>,
+    /// Run with plain pipes instead of a pty (exec with `pty: false`).
+    pub pipes: Option<bool>,
+}
+
+/// The native half of `PtySession`. Internal: use `PtySession` from the package.
+#[napi]
+#[derive(Default)]
+pub struct NativeSession {
+    session: Option<Session>,
+}
+
+#[napi]
+impl NativeSession {
+    /// A session that has not started.
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        NativeSession::default()
+    }
+
+    /// Starts the program. `pump(data, exit)` receives output (when
+    /// `streamOutput`) and finally the exit. Throws `ERR_ALREADY_RUNNING`,
+    /// `ERR_INVALID_ARG` or `ERR_SPAWN`.
+    #[napi]
+    pub fn start(
+        &mut self,
+        env: &Env,
+        options: Unknown,
+        pump: Function<'_, PumpArgs, ()>,
+        how: StartHow,
+    ) -> Result<()> {
+        if self.session.as_ref().is_some_and(Session::running) {
+            return Err(js_error(
+                env,
+                &CoreError::new(
+                    ErrorCode::AlreadyRunning,
+                    "start() was called while the session is running; wait for `exited` or call terminate() first",
+                ),
+            ));
+        }
+        let mut opts = Opts::new(Some(options), "options").into_js(env)?;
+        if opts.is_empty() {
+            return Err(js_error(
+                env,
+                &CoreError::invalid_arg("options must be an object with a `command`"),
+            ));
+        }
+        let base = how.base_env.map(|m| m.into_iter().collect());
+        let mut spawn = spawn_options(&mut opts, base).into_js(env)?;
+        opts.finish().into_js(env)?;
+        spawn.stream_output = how.stream_output;
+        spawn.capture_limit = how.capture_limit.map(|n| n.max(0.0) as usize);
+        if how.pipes == Some(true) {
+            spawn.pipes = Some(session::PipeOptions {
+                stdin: false,
+                capture_stderr: true,
+            });
+        }
+        let session = Session::spawn(spawn).into_js(env)?;
+        let taker = session.clone();
+        let tsfn: Pump = pump
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>()
+            .build_callback(move |_ctx| {
+                let out = taker.take_outbox();
+                let data = (!out.data.is_empty()).then_some(out.data);
+                Ok(FnArgs::from((data, out.exit.map(PtyExit::from))))
+            })?;
+        session.attach(Arc::new(PumpSink(tsfn)));
+        self.session = Some(session);
+        Ok(())
+    }
+
+    /// Process id of the program (`null` before `start`).
+    #[napi(getter)]
+    pub fn pid(&self) -> Option<i32> {
+        self.session.as_ref().map(Session::pid)
+    }
+
+    /// True from `start` until the exit was delivered.
+    #[napi(getter)]
+    pub fn running(&self) -> bool {
+        self.session.as_ref().is_some_and(Session::running)
+    }
+
+    /// Sends text (UTF-8) or bytes to the program without blocking.
+    #[napi]
+    pub fn write(&self, env: &Env, data: Either<String, Uint8Array>) -> Result<()> {
+        let session = self.live(env, "write to")?;
+        match &data {
+            Either::A(text) => session.write(text.as_bytes()),
+            Either::B(bytes) => session.write(bytes),
+        }
+        .into_js(env)
+    }
+
+    /// Sends named keys, encoded for the cursor mode the program turned on.
+    #[napi]
+    pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
+        let session = self.live(env, "send keys to")?;
+        let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
+        session.write(&bytes).into_js(env)
+    }
+
+    /// Pastes text: wrapped in bracketed-paste markers when the program
+    /// enabled mode 2004, as typed otherwise.
+    #[napi]
+    pub fn paste(&self, env: &Env, text: String) -> Result<()> {
+        let session = self.live(env, "paste into")?;
+        let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
+        session.write(&bytes).into_js(env)
+    }
+
+    /// Resizes the terminal; the program sees the new size (SIGWINCH).
+    #[napi]
+    pub fn resize(&self, env: &Env, cols: f64, rows: f64) -> Result<()> {
+        let (cols, rows) = screen::validate_size(cols, rows).into_js(env)?;
+        self.live(env, "resize")?.resize(cols, rows).into_js(env)
+    }
+
+    /// The screen now.
+    #[napi]
+    pub fn screen(&self, env: &Env) -> Result<ScreenSnapshot> {
+        let session = self.started(env)?;
+        let (snap, seq) = session.snapshot();
+        Ok(ScreenSnapshot::new(snap, seq))
+    }
+
+    /// Reads the transcript.
+    #[napi]
+    pub fn read(&self, env: &Env, options: Option<Unknown>) -> Result<ReadResult> {
+        let session = self.started(env)?;
+        let mut opts = Opts::new(options, "options").into_js(env)?;
+        let since = opts
+            .integer("since", 0.0, 9.0e15)
+            .into_js(env)?
+            .map(|n| n as u64);
+        let tail = opts
+            .integer("tail", 0.0, 1.0e9)
+            .into_js(env)?
+            .map(|n| n as usize);
+        let raw = opts.bool("raw").into_js(env)?.unwrap_or(false);
+        opts.finish().into_js(env)?;
+        let result = session
+            .read(&ReadOptions { since, tail, raw })
+            .into_js(env)?;
+        let exit = session.exit();
+        Ok(ReadResult {
+            text: result.text,
+            cursor: result.cursor as f64,
+            running: exit.is_none(),
+            exit_code: exit.and_then(|e| e.exit_code),
+            truncated: result.truncated,
+        })
+    }
+
+    /// With a signal: sends it to the program. Without: kills the whole tree
+    /// now (no-op when the program already exited).
+    #[napi]
+    pub fn kill(&self, env: &Env, signal: Option<String>) -> Result<()> {
+        match signal {
+            Some(name) => {
+                let sig = parse_signal(&name).into_js(env)?;
+                self.live(env, "signal")?.signal(sig).into_js(env)
+            }
+            None => {
+                if let Some(session) = self.session.as_ref().filter(|s| s.running()) {
+                    // The exit may have happened a moment ago: that is fine.
+                    let _ = session.kill();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Starts terminating the tree (TERM, grace, KILL); the exit is delivered
+    /// through the pump. No-op when the program already exited.
+    #[napi]
+    pub fn terminate(&self, env: &Env, grace_ms: Option<f64>) -> Result<()> {
+        let grace = match grace_ms {
+            None => session::DEFAULT_GRACE,
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Duration::from_millis(ms as u64),
+            Some(ms) => {
+                return Err(js_error(
+                    env,
+                    &CoreError::invalid_arg(format!(
+                        "graceMs must be a non-negative number, got {ms}"
+                    )),
+                ));
+            }
+        };
+        let session = self.started(env)?;
+        if session.running() {
+            let _ = session.terminate(grace);
+        }
+        Ok(())
+    }
+
+    /// Resolves when no output came for `quietMs` (and no synchronized-output
+    /// block is open) or the program exited; `settled` is false on timeout.
+    #[napi]
+    pub fn wait_for_settle<'e>(
+        &self,
+        env: &'e Env,
+        quiet_ms: f64,
+        timeout_ms: f64,
+    ) -> Result<PromiseRaw<'e, SettledSnapshot>> {
+        let session = self.started(env)?.clone();
+        let quiet = Duration::from_millis(quiet_ms.max(0.0) as u64);
+        let timeout = Duration::from_millis(timeout_ms.max(0.0) as u64);
+        env.spawn_future(async move {
+            let settled = session.wait_settle(quiet, timeout).await;
+            let (snap, seq) = session.snapshot();
+            Ok(SettledSnapshot {
+                settled,
+                screen: ScreenSnapshot::new(snap, seq),
+            })
+        })
+    }
+
+    /// Resolves with the new output position once output beyond `afterSeq`
+    /// was processed, the program exited, or `timeoutMs` passed.
+    #[napi]
+    pub fn wait_output<'e>(
+        &self,
+        env: &'e Env,
+        after_seq: f64,
+        timeout_ms: f64,
+    ) -> Result<PromiseRaw<'e, f64>> {
+        let session = self.started(env)?.clone();
+        let timeout = Duration::from_millis(timeout_ms.clamp(0.0, 1e12) as u64);
+        env.spawn_future(async move {
+            Ok(session
+                .wait_output(after_seq.max(0.0) as u64, timeout)
+                .await as f64)
+        })
+    }
+
+    /// The captured output of a one-shot run and whether some was omitted.
+    #[napi]
+    pub fn captured(&self) -> Option<CapturedOutput> {
+        let (output, truncated) = self.session.as_ref()?.captured()?;
+        Some(CapturedOutput { output, truncated })
+    }
+}
+
+/// Output kept by a one-shot run.
+#[napi(object)]
+pub struct CapturedOutput {
+    /// Stripped output; head and tail when it was longer than the limit.
+    pub output: String,
+    /// Part of the middle was left out.
+    pub truncated: bool,
+}
+
+impl NativeSession {
+    fn started(&self, env: &Env) -> Result<&Session> {
+        self.session.as_ref().ok_or_else(|| {
+            js_error(
+                env,
+                &CoreError::not_running("the session has not been started; call start() first"),
+            )
+        })
+    }
+
+    fn live(&self, env: &Env, what: &str) -> Result<&Session> {
+        let session = self.started(env)?;
+        if !session.running() {
+            return Err(js_error(
+                env,
+                &CoreError::not_running(format!(
+                    "cannot {what} the session: the program has exited"
+                )),
+            ));
+        }
+        Ok(session)
+    }
+}

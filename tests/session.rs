@@ -1,0 +1,210 @@
+//! The session loop against real programs: output completeness, exit status,
+//! drain-before-exit, spawn errors, termination.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ptypilot::core::ErrorCode;
+use ptypilot::core::session::{EventSink, Exit, Session, SpawnOptions};
+
+/// Collects what a listener would receive, in order.
+#[derive(Default)]
+struct Collector {
+    session: Mutex<Option<Session>>,
+    data: Mutex<String>,
+    exit_after: Mutex<Option<(usize, Exit)>>,
+}
+
+struct Sink(Arc<Collector>);
+
+impl EventSink for Sink {
+    fn wake(&self) {
+        // Take on another thread, as the JS thread would.
+        let c = self.0.clone();
+        std::thread::spawn(move || {
+            let session = c.session.lock().unwrap().clone();
+            if let Some(s) = session {
+                let out = s.take_outbox();
+                let mut data = c.data.lock().unwrap();
+                data.push_str(&out.data);
+                if let Some(exit) = out.exit {
+                    *c.exit_after.lock().unwrap() = Some((data.len(), exit));
+                }
+            }
+        });
+    }
+}
+
+fn opts(command: &str, args: &[&str]) -> SpawnOptions {
+    SpawnOptions {
+        command: command.into(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        ..SpawnOptions::default()
+    }
+}
+
+fn run(o: SpawnOptions) -> (Session, Arc<Collector>) {
+    let c = Arc::new(Collector::default());
+    let s = Session::spawn(o).unwrap();
+    *c.session.lock().unwrap() = Some(s.clone());
+    s.attach(Arc::new(Sink(c.clone())));
+    (s, c)
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+fn wait_delivered(c: &Collector) -> (String, Exit) {
+    for _ in 0..1000 {
+        if let Some((len, exit)) = c.exit_after.lock().unwrap().clone() {
+            let data = c.data.lock().unwrap().clone();
+            assert_eq!(len, data.len(), "exit was delivered before all output");
+            return (data, exit);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("no exit delivered");
+}
+
+#[test]
+fn echo_arrives_and_exit_code_is_reported() {
+    let (s, c) = run(opts("sh", &["-c", "printf 'hello\\n'; exit 3"]));
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(3));
+    assert_eq!(exit.signal, None);
+    let (data, _) = wait_delivered(&c);
+    assert_eq!(data, "hello\r\n");
+    assert_eq!(s.screen_text(), "hello");
+}
+
+#[test]
+fn seq_flood_is_complete_and_ordered() {
+    for _ in 0..20 {
+        let (s, c) = run(opts("seq", &["1", "20000"]));
+        block_on(s.wait_exit());
+        let (data, exit) = wait_delivered(&c);
+        assert_eq!(exit.exit_code, Some(0));
+        let expected: String = (1..=20000).map(|i| format!("{i}\r\n")).collect();
+        assert!(
+            data == expected,
+            "got {} bytes, expected {}",
+            data.len(),
+            expected.len()
+        );
+    }
+}
+
+#[test]
+fn signal_death_is_reported_by_name() {
+    let (s, _c) = run(opts("sh", &["-c", "kill -9 $$"]));
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, None);
+    assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
+}
+
+#[test]
+fn missing_program_and_bad_cwd_are_spawn_errors() {
+    let err = Session::spawn(opts("definitely-not-a-program-xyz", &[]))
+        .err()
+        .unwrap();
+    assert_eq!(err.code, ErrorCode::Spawn);
+    assert_eq!(err.errno, Some(libc::ENOENT));
+    assert_eq!(err.path.as_deref(), Some("definitely-not-a-program-xyz"));
+    let mut o = opts("true", &[]);
+    o.cwd = Some("/no/such/dir".into());
+    let err = Session::spawn(o).err().unwrap();
+    assert_eq!(err.code, ErrorCode::Spawn);
+    assert_eq!(err.errno, Some(libc::ENOENT));
+    assert_eq!(err.path.as_deref(), Some("/no/such/dir"));
+}
+
+#[test]
+fn write_round_trip_through_cat() {
+    let (s, c) = run(opts("cat", &[]));
+    s.write(b"ping\n").unwrap();
+    let got = block_on(async {
+        for _ in 0..200 {
+            if c.data.lock().unwrap().contains("ping\r\nping\r\n") {
+                return true;
+            }
+            s.wait_output(s.seq(), Duration::from_millis(50)).await;
+        }
+        false
+    });
+    assert!(got, "echo and cat output: {:?}", c.data.lock().unwrap());
+    s.write(b"\x04").unwrap();
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(0));
+}
+
+#[test]
+fn timeout_terminates_with_flag() {
+    let mut o = opts("sleep", &["100"]);
+    o.timeout = Some(Duration::from_millis(100));
+    let (s, _c) = run(o);
+    let exit = block_on(s.wait_exit());
+    assert!(exit.timed_out);
+    assert!(!exit.cancelled);
+    assert_eq!(exit.signal.as_deref(), Some("SIGTERM"));
+}
+
+#[test]
+fn kill_stops_shell_and_background_job() {
+    let (s, _c) = run(opts("sh", &["-c", "sleep 100 & echo started; wait"]));
+    block_on(s.wait_output(0, Duration::from_secs(5)));
+    s.kill().unwrap();
+    let exit = block_on(s.wait_exit());
+    assert!(exit.cancelled);
+    assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
+}
+
+#[test]
+fn pipes_capture_stdout_and_stderr_and_exit_code() {
+    let mut o = opts(
+        "sh",
+        &[
+            "-c",
+            "echo out; echo err >&2; printf '\\033[1mbold\\033[0m'; exit 4",
+        ],
+    );
+    o.pipes = Some(ptypilot::core::session::PipeOptions {
+        stdin: false,
+        capture_stderr: false,
+    });
+    o.capture_limit = Some(1 << 20);
+    let (s, c) = run(o);
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(4));
+    let (captured, truncated) = s.captured().unwrap();
+    assert_eq!(captured, "out\nbold");
+    assert!(!truncated);
+    assert_eq!(s.stderr().as_deref(), Some("err\n"));
+    let (data, _) = wait_delivered(&c);
+    assert!(data.contains("out\n") && data.contains("err\n"), "{data:?}");
+    assert!(!s.is_pty());
+}
+
+#[test]
+fn pipes_have_no_terminal_to_resize_and_no_input_unless_asked() {
+    let mut o = opts("sleep", &["5"]);
+    o.pipes = Some(Default::default());
+    let (s, _c) = run(o);
+    assert_eq!(s.resize(100, 30).unwrap_err().code, ErrorCode::InvalidArg);
+    assert_eq!(s.write(b"x").unwrap_err().code, ErrorCode::InvalidArg);
+    s.kill().unwrap();
+    assert!(block_on(s.wait_exit()).cancelled);
+}
+
+#[test]
+fn pipes_missing_program_is_a_spawn_error() {
+    let mut o = opts("definitely-not-a-program-xyz", &[]);
+    o.pipes = Some(Default::default());
+    let err = Session::spawn(o).err().unwrap();
+    assert_eq!(err.code, ErrorCode::Spawn);
+    assert_eq!(err.errno, Some(libc::ENOENT));
+}
