@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Process } from '../index.js'
-import { alive, procState } from './helpers.js'
+import { alive, fdCount, procState } from './helpers.js'
 
 type Code = { code?: string; message: string }
 
@@ -372,6 +372,23 @@ describe('waitForExit', () => {
     expect((await rejection(pending)).code).toBe('ERR_ABORTED')
     expect((await rejection(p.waitForExit({ signal: AbortSignal.abort() }))).code).toBe('ERR_ABORTED')
     expect(p.status()).toBe('running')
+  })
+
+  it('closes its pidfds: no descriptor is left after many waits', async () => {
+    // No pipes: their closing after the exit would change the count.
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' })
+    spawned.push(child)
+    const p = Process.fromPid(child.pid!)!
+    // The first wait starts the addon's runtime, which keeps its own descriptors.
+    await p.waitForExit({ timeoutMs: 1 })
+    const before = fdCount()
+    const results = await Promise.all(Array.from({ length: 50 }, () => p.waitForExit({ timeoutMs: 20 })))
+    expect(results.every((r) => r === false)).toBe(true)
+    const ended = Promise.all(Array.from({ length: 20 }, () => p.waitForExit()))
+    p.killTree('SIGKILL')
+    expect((await ended).every((r) => r === true)).toBe(true)
+    // Pipes of earlier tests' children may still be closing, so the count can only drop.
+    expect(fdCount()).toBeLessThanOrEqual(before)
   })
 
   it('rejects bad options with ERR_INVALID_ARG', async () => {

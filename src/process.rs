@@ -34,7 +34,7 @@ impl Process {
     #[napi]
     pub fn from_pid(env: &Env, pid: f64) -> Result<Option<Process>> {
         let pid = pid_arg(pid).into_js(env)?;
-        Ok(process::info(pid).map(|i| Process {
+        Ok(process::find(pid).map(|i| Process {
             proc: i.as_ref(),
             ppid: i.ppid,
         }))

@@ -229,6 +229,18 @@ pub fn info(pid: Pid) -> Option<ProcInfo> {
     Some(row(&stat))
 }
 
+/// The table row of the process `pid`: like [`info`], but None when `pid`
+/// names a thread of another process (`/proc/<tid>` answers for threads too).
+#[cfg(target_os = "linux")]
+pub fn find(pid: Pid) -> Option<ProcInfo> {
+    if pid <= 0 {
+        return None;
+    }
+    let dir = procfs::process::Process::new(pid).ok()?;
+    let stat = dir.stat().ok()?;
+    (dir.status().ok()?.tgid == pid).then(|| row(&stat))
+}
+
 /// Every process visible to us.
 #[cfg(target_os = "linux")]
 pub fn list() -> Vec<ProcInfo> {
@@ -277,6 +289,7 @@ fn args(_proc: &ProcRef) -> Option<Vec<String>> {
 }
 
 /// `argv` from the NUL-separated `/proc/<pid>/cmdline` (empty arguments kept).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn split_cmdline(raw: &[u8]) -> Vec<String> {
     let raw = raw.strip_suffix(b"\0").unwrap_or(raw);
     if raw.is_empty() {
@@ -318,6 +331,12 @@ pub fn by_executable(_path: &Path) -> Vec<ProcRef> {
 /// The table row of `pid`, if such a process exists.
 #[cfg(not(target_os = "linux"))]
 pub fn info(_pid: Pid) -> Option<ProcInfo> {
+    None
+}
+
+/// The table row of the process `pid` (nothing on this system).
+#[cfg(not(target_os = "linux"))]
+pub fn find(_pid: Pid) -> Option<ProcInfo> {
     None
 }
 
@@ -808,6 +827,25 @@ mod tests {
                 .enable_all()
                 .build()
                 .unwrap()
+        }
+
+        #[test]
+        fn a_thread_id_is_not_a_process() {
+            let me = std::process::id() as Pid;
+            assert_eq!(find(me).map(|i| i.pid), Some(me));
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (done, wait) = std::sync::mpsc::channel::<()>();
+            let thread = std::thread::spawn(move || {
+                // SAFETY: gettid has no preconditions.
+                tx.send(unsafe { libc::gettid() }).unwrap();
+                let _ = wait.recv();
+            });
+            let tid = rx.recv().unwrap();
+            // /proc/<tid> answers for the live thread, but it is not a process.
+            assert!(info(tid).is_some());
+            assert!(find(tid).is_none());
+            done.send(()).unwrap();
+            thread.join().unwrap();
         }
 
         #[test]
