@@ -5,6 +5,8 @@ import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { Process } from '../index.js'
 import { alive, fdCount, procState } from './helpers.js'
 
@@ -278,6 +280,16 @@ describe('terminate', () => {
     await allGone(pids)
   })
 
+  it("with group, never signals the caller's own process group", async () => {
+    // A child started without `detached` shares our group; signalling that
+    // group would take this test process (and the runner) down.
+    const t = start('sleep', ['30'])
+    const p = Process.fromPid(t.pid)!
+    expect(p.groupId()).toBe(ids(process.pid)[1])
+    expect(await p.terminate({ group: true })).toBe(true)
+    expect((await t.exit).signal).toBe('SIGTERM')
+  })
+
   it('kills a process that ignores SIGTERM once the grace period is over', async () => {
     const t = start('perl', ['-e', '$| = 1; $SIG{TERM} = "IGNORE"; print "ready\\n"; sleep 30'])
     await vi.waitFor(() => expect(t.output()).toContain('ready'))
@@ -398,5 +410,37 @@ describe('waitForExit', () => {
     )
     expect((await rejection(p.waitForExit({ timeoutMs: -5 }))).message).toContain('got -5')
     expect((await rejection(p.waitForExit({ timeout: 5 } as never))).code).toBe('ERR_INVALID_ARG')
+  })
+})
+
+describe('worker threads', () => {
+  it('waits and terminates from several workers at once', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { Process } = require(${JSON.stringify(indexPath)});
+      (async () => {
+        const p = Process.fromPid(workerData);
+        const early = await p.waitForExit({ timeoutMs: 10 });
+        const gone = await p.terminate();
+        parentPort.postMessage({ early, gone, status: p.status() });
+      })();
+    `
+    const children = [1, 2, 3].map(() => start('sleep', ['30']))
+    const results = await Promise.all(
+      children.map(
+        (c) =>
+          new Promise((resolve, reject) => {
+            const worker = new Worker(source, { eval: true, workerData: c.pid })
+            worker.once('message', (m) => {
+              resolve(m)
+              void worker.terminate()
+            })
+            worker.once('error', reject)
+          }),
+      ),
+    )
+    expect(results).toEqual(children.map(() => ({ early: false, gone: true, status: 'exited' })))
+    for (const c of children) expect((await c.exit).signal).toBe('SIGTERM')
   })
 })
