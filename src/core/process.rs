@@ -11,7 +11,13 @@
 //! another process group or session) and the members of process groups,
 //! deepest first, which is the order to signal them in. On top of that:
 //!
+//! - [`tree_of`] is [`tree`] for roots known by identity (a reused pid is
+//!   not followed), and never walks through the calling process;
 //! - [`kill_tree`] signals a tree once, children first;
+//! - [`kill_hard`] stops a tree (so nothing can fork any more), then kills
+//!   it, children first;
+//! - [`signal_group`] signals a process group, never our own, and only
+//!   while a known member still holds the group id;
 //! - [`wait_exit`] waits (without polling, through pidfds) until processes
 //!   have exited;
 //! - [`terminate`] is the whole graceful-then-forceful procedure: TERM,
@@ -379,8 +385,9 @@ pub fn tree_of(roots: &[ProcRef], groups: &[Pid]) -> Vec<ProcRef> {
     walk(&table, &verified, groups, Some(std::process::id() as Pid))
 }
 
-/// Collects the tree; `protect` (unless it is a root) is pruned with its
-/// descendants.
+/// Collects the tree, deepest first. The walk does not go through `protect`
+/// (unless it is a root): it, and whatever is reachable only through it, is
+/// left out.
 fn walk(table: &[ProcInfo], roots: &[Pid], groups: &[Pid], protect: Option<Pid>) -> Vec<ProcRef> {
     let protect = protect.filter(|p| !roots.contains(p));
     let mut children: HashMap<Pid, Vec<&ProcInfo>> = HashMap::new();
