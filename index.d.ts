@@ -218,7 +218,8 @@ export declare class PtySession {
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**
-   * Waits until `pattern` appears. Rejects with `ERR_TIMEOUT` (the message shows the screen) or,
+   * Waits until `pattern` appears. Screen rows are right-trimmed, so a string pattern's trailing
+   * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen) or,
    * when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
    */
   waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot }>
@@ -262,6 +263,164 @@ export interface ExecResult extends PtyExit {
 
 /** Runs a program to completion and returns its exit status, output and final screen. */
 export declare function exec(options: ExecOptions, onData?: (chunk: string) => void): Promise<ExecResult>
+
+// ---------- Interactive tools ----------
+
+/** One command of an interactive tool. */
+export interface ToolCommand {
+  /** The name the model picks in `spawn`; letters, digits, `_` and `-`. */
+  name: string
+  /** What the command does, shown to the model. */
+  description?: string
+  /** The argv prefix; a spawn call's `args` are appended. `program[0]` is looked up on PATH. */
+  program: string[]
+  /** Run in a pseudo-terminal; `false` runs with plain pipes and stdout is the content. @default true */
+  pty?: boolean
+  /** Whether `apply` may send input to it. @default the value of `pty` */
+  acceptsInput?: boolean
+  /** JSON Schema for the call's `args` (an array of strings). */
+  argsSchema?: object
+  /** Quiet period (ms) before the screen counts as settled after an action. @default 100 */
+  settleMs?: number
+  /** Terminate the command after this many milliseconds (state `timeout`). */
+  timeoutMs?: number
+  /** Environment variables set for the command, over the inherited ones. */
+  env?: Record<string, string>
+}
+
+/** An interactive tool: a name the model calls and the commands it can spawn. */
+export interface InteractiveTool {
+  /** The tool name the model calls; `^[a-zA-Z0-9_-]{1,64}$` (what Anthropic and OpenAI accept). */
+  name: string
+  /** What the tool is for, shown to the model before the protocol description. */
+  description?: string
+  /** At least one command; names unique. */
+  commands: ToolCommand[]
+  /** Working directory of its programs. @default the registry's `cwd` */
+  cwd?: string
+}
+
+/** Why a command failed, for the model. */
+export interface ToolError {
+  /** E.g. `'Process exited with code 1'`, or the spawn error (errno and path). */
+  message: string
+  /** Explanatory lines: stderr of a pipes command, the last screen lines of a terminal one. */
+  trace: string[]
+  /** Retrying may help (a timeout). */
+  transient: boolean
+}
+
+/** What a tool call returns to the model. */
+export type ToolState =
+  | {
+      id: string
+      state: 'running'
+      /** The settled screen text (terminal) or stdout so far (pipes), bounded by `maxContentChars`. */
+      content: string | null
+    }
+  | {
+      id: string
+      state: 'stopped'
+      /** `ok: true` for exit code 0 (and for an abort, with the last screen); otherwise the error. */
+      result: { ok: true; content: string } | { ok: false; error: ToolError }
+    }
+
+/** A summary of one handle. */
+export interface HandleInfo {
+  /** The handle id the model uses (`'h1'`, `'h2'`, ...). */
+  id: string
+  tool: string
+  command: string
+  /** The spawn call's extra arguments. */
+  args: string[]
+  /** `null` when the program could not be started. */
+  pid: number | null
+  state: 'running' | 'success' | 'error' | 'timeout' | 'aborted'
+  /** Milliseconds since the Unix epoch. */
+  startedAt: number
+  finishedAt: number | null
+  exitCode: number | null
+}
+
+/** Registry events, in order per handle: `started`, then `output`s, then `finished`. */
+export type ToolEvent =
+  | ({ type: 'started' } & HandleInfo)
+  | { type: 'output'; id: string; chunk: string }
+  | ({ type: 'finished'; durationMs: number } & HandleInfo)
+
+/** Options of `ToolRegistry`. */
+export interface ToolRegistryOptions {
+  /** Working directory for tools that name none. @default process.cwd() */
+  cwd?: string
+  /** Running handles allowed at once; the next spawn rejects with `ERR_LIMIT`. @default 64 */
+  maxHandles?: number
+  /** Longest content returned to the model, in characters; the head and tail are kept around a marker. @default 32000 */
+  maxContentChars?: number
+  /** Receives every event; a listener that throws is reported as a process warning. */
+  onEvent?: (event: ToolEvent) => void
+}
+
+/**
+ * Interactive tools an LLM agent drives with `spawn` / `fetch` / `apply` / `abort` calls.
+ * The harness forwards the model's tool calls to `call()` and sends back the `ToolState`.
+ *
+ * After `spawn` and `apply` the registry waits for the program to react (new output, up to 2 s;
+ * after a line ending in Enter, output beyond the echo of what was typed), then for the screen to
+ * stay quiet for the command's `settleMs` (at most 5 s), so the state shows the program's answer.
+ *
+ * Handles: a stopped handle is forgotten once its stopped state was returned by `call()`; later
+ * calls naming it reject with `ERR_UNKNOWN_HANDLE`. Running handles do not keep the process alive:
+ * call `abortAll()` (or use `await using`) when done.
+ *
+ * ```ts
+ * const registry = new ToolRegistry({ cwd: repo })
+ * registry.register(gitTool())
+ * const tools = registry.definitions('anthropic') // send to the model
+ * // for each tool_use block: const state = await registry.call(block.name, block.input)
+ * ```
+ */
+export declare class ToolRegistry {
+  constructor(options?: ToolRegistryOptions)
+  /** Adds a tool; `ERR_INVALID_ARG` naming the bad field (or when the name is taken). */
+  register(tool: InteractiveTool): void
+  /** Removes a tool and terminates its running handles; false when it was not registered. */
+  unregister(name: string): boolean
+  /** Registered tool names, sorted. */
+  names(): string[]
+  /**
+   * The tool's input schema: `{ type: 'object', oneOf: [spawn, fetch, apply?, abort] }`; `apply`
+   * only when some command accepts input. `ERR_UNKNOWN_TOOL` for an unknown name.
+   */
+  schema(name: string): object
+  /**
+   * Tool definitions ready to send: Anthropic `{ name, description, input_schema }` or OpenAI
+   * `{ type: 'function', function: { name, description, parameters, strict } }`. Neither provider
+   * takes `oneOf` at the top of a schema, so these use an equivalent flat schema; `call()`
+   * validates calls the same way either way. @default 'anthropic'
+   */
+  definitions(format?: 'anthropic' | 'openai'): object[]
+  /**
+   * Carries out a model's call (an object, or a JSON string as some providers send it).
+   * Rejects with `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`, `ERR_INVALID_INPUT` (the message
+   * names the field; also for `apply` to a command without input or to a stopped handle) or
+   * `ERR_LIMIT`. A program that fails or cannot start resolves as a `stopped` state.
+   */
+  call(name: string, input: unknown): Promise<ToolState>
+  /** Every handle not yet forgotten. */
+  list(): HandleInfo[]
+  /** Resolves with the handle's state once it stopped (or when `timeoutMs` passed: then `running`). */
+  wait(id: string, options?: { timeoutMs?: number }): Promise<ToolState>
+  /** Terminates every running handle (TERM, 2 s grace, KILL) and waits for them. */
+  abortAll(): Promise<void>
+  /** `abortAll()`. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/**
+ * The git tool: `stage` (`git add --patch [paths]`) and `rebase` (`git rebase --interactive
+ * <base>`) in a terminal, taking input; `log` (`git log --oneline -20 [args]`) with pipes.
+ */
+export declare function gitTool(): InteractiveTool
 
 // ---------- keys ----------
 

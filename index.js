@@ -354,7 +354,15 @@ function rejectUnknown(rest, what, known) {
 function matcher(pattern) {
   if (typeof pattern === 'string') {
     if (pattern.length === 0) throw invalidArg('waitFor() pattern must not be empty')
-    return (text) => (text.includes(pattern) ? pattern : null)
+    const trimmed = pattern.trimEnd()
+    if (trimmed === pattern || trimmed.length === 0) return (text) => (text.includes(pattern) ? pattern : null)
+    // Screen rows are right-trimmed, so a pattern's trailing spaces (a prompt
+    // such as '>>> ') also match at the end of a row.
+    return (text) => {
+      if (text.includes(pattern)) return pattern
+      const at = `${text}\n`.indexOf(`${trimmed}\n`)
+      return at === -1 ? null : trimmed
+    }
   }
   if (pattern instanceof RegExp) {
     const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
@@ -394,8 +402,145 @@ async function exec(options, onData) {
   return { ...exit, output, truncated, screen: pty ? session.screen() : null }
 }
 
-module.exports = { PtySession, exec }
-module.exports._internal = { native, cancelTokenFor, codedError, invalidArg, describe }
+
+// ---------- ToolRegistry ----------
+
+/**
+ * Tools an LLM drives with spawn / fetch / apply / abort calls. See index.d.ts.
+ */
+class ToolRegistry {
+  #native
+
+  constructor(options) {
+    checkOptionsObject(options, 'options')
+    const onEvent = options ? options.onEvent : undefined
+    checkFunction(onEvent, 'options.onEvent')
+    const pump =
+      onEvent === undefined
+        ? undefined
+        : (events) => {
+            for (const event of events) {
+              try {
+                onEvent(event)
+              } catch (err) {
+                reportListenerError('onEvent', err)
+              }
+            }
+          }
+    this.#native = new native.NativeRegistry(options, pump, baseEnv())
+  }
+
+  register(tool) {
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
+      throw invalidArg(`register() takes a tool object ({ name, commands }), got ${describe(tool)}`)
+    }
+    this.#native.register(tool)
+  }
+
+  unregister(name) {
+    checkString(name, 'name')
+    return this.#native.unregister(name)
+  }
+
+  names() {
+    return this.#native.names()
+  }
+
+  schema(name) {
+    checkString(name, 'name')
+    return this.#native.schema(name)
+  }
+
+  definitions(format) {
+    if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
+      throw invalidArg(`definitions() format must be 'anthropic' or 'openai', got ${describe(format)}`)
+    }
+    return this.#native.definitions(format)
+  }
+
+  async call(name, input) {
+    checkString(name, 'name')
+    if (typeof input === 'string') {
+      // Some providers hand over tool arguments as a JSON string.
+      try {
+        input = JSON.parse(input)
+      } catch (err) {
+        throw codedError('ERR_INVALID_INPUT', `input is a string but not JSON: ${err.message}`)
+      }
+    }
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw codedError('ERR_INVALID_INPUT', `input must be an object such as { "action": "spawn", ... }, got ${describe(input)}`)
+    }
+    return this.#native.call(name, input)
+  }
+
+  list() {
+    return this.#native.list()
+  }
+
+  async wait(id, options) {
+    checkString(id, 'id')
+    checkOptionsObject(options, 'options')
+    const { timeoutMs, ...rest } = options || {}
+    rejectUnknown(rest, 'options', ['timeoutMs'])
+    checkMillis(timeoutMs, 'options.timeoutMs')
+    return this.#native.wait(id, timeoutMs)
+  }
+
+  abortAll() {
+    return this.#native.abortAll()
+  }
+
+  [Symbol.asyncDispose]() {
+    return this.#native.abortAll()
+  }
+}
+
+function checkString(value, what) {
+  if (typeof value !== 'string') throw invalidArg(`${what} must be a string, got ${describe(value)}`)
+}
+
+/**
+ * The git tool: `stage` (git add --patch), `rebase` (git rebase --interactive),
+ * both in a terminal and accepting input, and `log` (git log --oneline -20, pipes).
+ */
+function gitTool() {
+  return {
+    name: 'git',
+    description:
+      'Interactive git in a terminal: stage changes hunk by hunk, rebase interactively, read the recent log.',
+    commands: [
+      {
+        name: 'stage',
+        description:
+          'git add --patch [paths]: shows each changed hunk and asks "Stage this hunk [y,n,q,a,d,...]?". ' +
+          'Answer with apply, e.g. "y<enter>" to stage the hunk, "n<enter>" to skip it, "q<enter>" to quit.',
+        program: ['git', 'add', '--patch'],
+        pty: true,
+        acceptsInput: true,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Paths to limit staging to.' },
+      },
+      {
+        name: 'rebase',
+        description:
+          'git rebase --interactive <base> (args, e.g. ["HEAD~3"]): the todo list opens in the terminal editor; ' +
+          'edit it with keys (e.g. in vim: "cw" to change a word, "<esc>:wq<enter>" to save) to continue.',
+        program: ['git', 'rebase', '--interactive'],
+        pty: true,
+        acceptsInput: true,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Upstream or base commit and options.' },
+      },
+      {
+        name: 'log',
+        description: 'git log --oneline -20 [args]: the last commits, one per line.',
+        program: ['git', 'log', '--oneline', '-20'],
+        pty: false,
+        acceptsInput: false,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Extra git log arguments.' },
+      },
+    ],
+  }
+}
 
 // ---------- keys ----------
 
@@ -428,8 +573,6 @@ function encodeKeys(keys, modes) {
   }
   return native.encodeKeys(keys, modes ?? undefined)
 }
-
-module.exports.encodeKeys = encodeKeys
 
 // ---------- Process ----------
 
@@ -543,4 +686,4 @@ class Process {
   }
 }
 
-module.exports.Process = Process
+module.exports = { PtySession, exec, encodeKeys, ToolRegistry, gitTool, Process }

@@ -572,3 +572,16 @@ describe('exec', () => {
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGTERM' })
   })
 })
+
+describe('waitFor on right-trimmed rows', () => {
+  it("a prompt with a trailing space ('>>> ') matches at the end of a row", async () => {
+    const python = PtySession.spawn({ command: 'python3', args: ['-q'] })
+    const { match } = await python.waitFor('>>> ')
+    expect(match).toBe('>>>')
+    python.write('6 * 7\r')
+    const { screen } = await python.waitFor(/^42$/m)
+    expect(screen.text).toBe('>>> 6 * 7\n42\n>>>')
+    python.sendKeys('ctrl+d')
+    expect((await python.exited).exitCode).toBe(0)
+  })
+})

@@ -12,3 +12,4 @@ mod keys;
 mod options;
 mod process;
 mod pty_session;
+mod tool_registry;

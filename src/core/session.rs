@@ -173,6 +173,8 @@ pub struct Exit {
     pub timed_out: bool,
     /// Ended by `kill()`, `terminate()` or an abort.
     pub cancelled: bool,
+    /// When the exit was published (wall clock).
+    pub at: Option<std::time::SystemTime>,
 }
 
 /// Receives the wake-up when there is output or an exit to take.
@@ -1444,6 +1446,7 @@ impl Loop {
         let mut exit = self.status.take().unwrap_or_default();
         exit.timed_out = flags.timed_out;
         exit.cancelled = flags.cancelled && !flags.timed_out;
+        exit.at = Some(std::time::SystemTime::now());
         let sink = {
             let mut inner = self.shared.lock();
             let inner = &mut *inner;
