@@ -5,12 +5,18 @@
 
 const native = require('./native.js')
 
-/** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
-function cancelTokenFor(signal, what) {
-  if (signal === undefined || signal === null) return [undefined, () => {}]
+/** Throws ERR_INVALID_ARG unless `signal` is undefined or an AbortSignal. */
+function checkSignal(signal, what) {
+  if (signal === undefined || signal === null) return
   if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
     throw invalidArg(`${what}.signal must be an AbortSignal, got ${describe(signal)}`)
   }
+}
+
+/** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
+function cancelTokenFor(signal, what) {
+  if (signal === undefined || signal === null) return [undefined, () => {}]
+  checkSignal(signal, what)
   const token = new native.CancelToken()
   if (signal.aborted) {
     token.cancel()
@@ -19,6 +25,21 @@ function cancelTokenFor(signal, what) {
   const onAbort = () => token.cancel()
   signal.addEventListener('abort', onAbort, { once: true })
   return [token, () => signal.removeEventListener('abort', onAbort)]
+}
+
+/**
+ * Calls `fn` when `signal` aborts (at once if it already has); returns a
+ * function that removes the listener.
+ */
+function onAbort(signal, what, fn) {
+  if (signal === undefined || signal === null) return () => {}
+  checkSignal(signal, what)
+  if (signal.aborted) {
+    fn()
+    return () => {}
+  }
+  signal.addEventListener('abort', fn, { once: true })
+  return () => signal.removeEventListener('abort', fn)
 }
 
 /** An Error with a stable code, as the native side makes them. */
@@ -65,6 +86,10 @@ function checkMillis(value, what) {
     throw invalidArg(`${what} must be a non-negative number of milliseconds, got ${describe(value)}`)
   }
 }
+
+// Programs must not outlive the process (or worker) that started them, even
+// when it ends with process.exit().
+process.once('exit', () => native.killAllStarted())
 
 /** `process.env` is per-thread in workers; the main thread's is the real environ. */
 const { isMainThread } = require('node:worker_threads')
@@ -136,8 +161,9 @@ class PtySession {
       )
     }
     const signal = options ? options.signal : undefined
-    const [token, detach] = cancelTokenFor(signal, 'options')
+    checkSignal(signal, 'options')
     const exit = this.#exit
+    let detach = () => {}
     const pump = (data, result) => {
       if (data !== null && this.#onData !== undefined) {
         try {
@@ -154,22 +180,14 @@ class PtySession {
       }
     }
     this.#onData = onData
-    try {
-      this.#native.start(options, pump, {
-        streamOutput: onData !== undefined,
-        baseEnv: baseEnv(),
-        captureLimit,
-        pipes,
-      })
-    } catch (err) {
-      detach()
-      throw err
-    }
-    if (token !== undefined) {
-      // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
-      if (token.cancelled) this.#native.terminate()
-      else signal.addEventListener('abort', () => this.#native.terminate(), { once: true })
-    }
+    this.#native.start(options, pump, {
+      streamOutput: onData !== undefined,
+      baseEnv: baseEnv(),
+      captureLimit,
+      pipes,
+    })
+    // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
+    detach = onAbort(signal, 'options', () => this.#native.terminate())
   }
 
   get exited() {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawn as spawnChild } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
+import { getEventListeners } from 'node:events'
 import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
 import { alive, collector, exists, fdCount, procState } from './helpers.js'
 
@@ -356,13 +357,26 @@ describe('timeouts and cancellation', () => {
     expect(exit).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGTERM' })
   })
 
+  it('a long-lived signal keeps no listener once sessions end', async () => {
+    const controller = new AbortController()
+    for (let i = 0; i < 3; i++) await new PtySession().start({ command: 'true', signal: controller.signal })
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('a non-signal is ERR_INVALID_ARG', () => {
+    expect(() => PtySession.spawn({ command: 'true', signal: 5 as never })).toThrow(/options.signal must be an AbortSignal/)
+  })
+
   it('an already aborted signal stops the program at once', async () => {
     const exit = await new PtySession().start({ command: 'sleep', args: ['100'], signal: AbortSignal.abort() })
     expect(exit.cancelled).toBe(true)
   })
 
   it('a program that ignores TERM is killed after the grace', async () => {
-    const session = PtySession.spawn({ command: 'sh', args: ['-c', "trap '' TERM; echo ready; sleep 100"] })
+    const session = PtySession.spawn({
+      command: 'python3',
+      args: ['-c', 'import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print("ready", flush=True); time.sleep(100)'],
+    })
     await session.waitFor('ready')
     const exit = await session.terminate({ graceMs: 200 })
     expect(exit).toMatchObject({ cancelled: true, signal: 'SIGKILL' })
@@ -511,6 +525,44 @@ describe('robustness', () => {
     } finally {
       process.off('warning', onWarning)
     }
+  })
+
+  it('process.exit() with a session running leaves no process behind', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const script = `
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      (async () => {
+        const s = PtySession.spawn({ command: 'sh', args: ['-c',
+          'setsid sh -c \\'trap "" HUP TERM; echo "daemon $$"; exec sleep 300\\' & sleep 300'] });
+        const { screen } = await s.waitFor(/daemon \\d+/);
+        console.log(/daemon (\\d+)/.exec(screen.text)[1], s.pid);
+        process.exit(0);
+      })();
+    `
+    const child = spawnChild(process.execPath, ['-e', script])
+    let stdout = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    await new Promise((resolve) => child.on('exit', resolve))
+    const pids = stdout.trim().split(' ').map(Number)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) {
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 })
+    }
+  })
+
+  it('terminating a worker kills the programs it started', async () => {
+    const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
+    const source = `
+      const { parentPort } = require('node:worker_threads');
+      const { PtySession } = require(${JSON.stringify(indexPath)});
+      const s = PtySession.spawn({ command: 'sh', args: ['-c', 'trap "" HUP; sleep 300'] });
+      parentPort.postMessage(s.pid);
+    `
+    const worker = new Worker(source, { eval: true })
+    const pid = await new Promise<number>((resolve) => worker.once('message', resolve))
+    expect(alive(pid)).toBe(true)
+    await worker.terminate()
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 })
   })
 
   it('handles 100 concurrent sessions', async () => {

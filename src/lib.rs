@@ -7,6 +7,7 @@
 pub mod core;
 
 mod cancel;
+mod cleanup;
 mod error;
 mod keys;
 mod options;

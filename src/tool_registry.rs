@@ -93,6 +93,7 @@ impl NativeRegistry {
         };
         let registry = Registry::new(options, listener);
         let _ = slot.set(registry.clone());
+        crate::cleanup::track(&env, crate::cleanup::Owner::Registry(registry.downgrade()));
         Ok(NativeRegistry { registry })
     }
 

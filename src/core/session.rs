@@ -312,6 +312,27 @@ impl Session {
         Ok(Session { shared, pid })
     }
 
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            shared: Arc::downgrade(&self.shared),
+            pid: self.pid,
+        }
+    }
+
+    /// SIGKILL to the program, its process group and every descendant, right
+    /// here on the calling thread (for teardown, when there is no time to let
+    /// the session thread do it). The exit follows as usual.
+    pub fn kill_now(&self) {
+        if !self.running() {
+            return;
+        }
+        for target in process::tree(&[self.pid], &[self.pid]) {
+            target.signal(Signal::SIGKILL);
+        }
+        let _ = self.kill();
+    }
+
     /// Attaches the listener. It is woken at once if output (or the exit) is
     /// already waiting, and released after it was woken for the exit.
     pub fn attach(&self, sink: Arc<dyn EventSink>) {
@@ -598,6 +619,23 @@ impl Session {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.shared.lock()
+    }
+}
+
+/// A session reference that does not keep it alive (see [`Session::downgrade`]).
+#[derive(Clone)]
+pub struct WeakSession {
+    shared: std::sync::Weak<Shared>,
+    pid: Pid,
+}
+
+impl WeakSession {
+    /// The session, if anything else still holds it.
+    pub fn upgrade(&self) -> Option<Session> {
+        Some(Session {
+            shared: self.shared.upgrade()?,
+            pid: self.pid,
+        })
     }
 }
 
@@ -1384,12 +1422,7 @@ impl Loop {
                 // With no grace the KILL below comes at once; a TERM first
                 // would only race it.
                 if !grace.is_zero() {
-                    for target in &targets {
-                        target.signal(Signal::SIGTERM);
-                    }
-                    if self.status.is_none() {
-                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
-                    }
+                    self.signal_all(&targets, Signal::SIGTERM);
                 }
                 self.termination = Some(Termination {
                     targets,
@@ -1432,14 +1465,28 @@ impl Loop {
         let fresh = self.collect_targets(&known);
         let t = self.termination.as_mut().expect("checked above");
         merge(&mut t.targets, fresh);
-        for target in &t.targets {
-            target.signal(Signal::SIGKILL);
-        }
-        if self.status.is_none() {
-            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
-        }
         t.killed = true;
         t.give_up_at = Some(now + KILL_WAIT);
+        let targets = t.targets.clone();
+        self.signal_all(&targets, Signal::SIGKILL);
+    }
+
+    /// Sends `signal` to the program's process group in one go, then to every
+    /// other target, deepest first.
+    ///
+    /// The group goes first and at once (`killpg`) so the program gets the
+    /// signal together with its children in the group; signalling a child
+    /// first would let the program see the child die and exit on its own
+    /// (e.g. with 137) before its signal lands. The group id is the program's
+    /// pid, which cannot be reused before the loop reaps the program.
+    fn signal_all(&self, targets: &[ProcRef], signal: Signal) {
+        if self.status.is_none() {
+            let _ = nix::sys::signal::killpg(NixPid::from_raw(self.pid), signal);
+            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), signal);
+        }
+        for target in targets {
+            target.signal(signal);
+        }
     }
 
     fn publish_exit(mut self, flags: Exit) {

@@ -217,6 +217,19 @@ pub struct Registry {
     shared: Arc<Shared>,
 }
 
+/// A registry reference that does not keep it alive.
+#[derive(Clone)]
+pub struct WeakRegistry(std::sync::Weak<Shared>);
+
+impl WeakRegistry {
+    /// The registry, if anything else still holds it.
+    pub fn upgrade(&self) -> Option<Registry> {
+        Some(Registry {
+            shared: self.0.upgrade()?,
+        })
+    }
+}
+
 /// Wakes the registry's listener when a handle's session has output or exited.
 struct HandleSink(Arc<dyn EventListener>);
 
@@ -511,6 +524,25 @@ impl Registry {
         for session in sessions {
             session.wait_exit().await;
         }
+    }
+
+    /// SIGKILL to every running handle's process tree, on the calling thread
+    /// (teardown).
+    pub fn kill_all_now(&self) {
+        let sessions: Vec<Session> = self
+            .lock()
+            .handles
+            .iter()
+            .filter_map(|h| h.session.clone().ok())
+            .collect();
+        for session in sessions {
+            session.kill_now();
+        }
+    }
+
+    /// A handle that does not keep the registry alive.
+    pub fn downgrade(&self) -> WeakRegistry {
+        WeakRegistry(Arc::downgrade(&self.shared))
     }
 
     /// Takes the waiting events, in order per handle.
