@@ -601,7 +601,7 @@ function checkPid(pid) {
   if (typeof pid !== 'number') throw invalidArg(`pid must be a positive integer, got ${describe(pid)}`)
 }
 
-function checkSignal(signal) {
+function checkKillSignal(signal) {
   if (signal !== undefined && typeof signal !== 'string' && typeof signal !== 'number') {
     throw invalidArg(`signal must be a signal name such as 'SIGTERM' or a number, got ${describe(signal)}`)
   }
@@ -675,7 +675,7 @@ class Process {
   }
 
   killTree(signal = 'SIGTERM') {
-    checkSignal(signal)
+    checkKillSignal(signal)
     this.#native.killTree(signal)
   }
 

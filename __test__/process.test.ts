@@ -305,6 +305,16 @@ describe('terminate', () => {
     expect((await t.exit).signal).toBe('SIGTERM')
   })
 
+  it('the process itself gets SIGTERM before its children, so it ends of the signal', async () => {
+    // A shell waiting for its child would exit normally if the child died first.
+    const t = start('sh', ['-c', 'sleep 30 & echo "child $!"; wait'])
+    const child = await pidFrom(t.output, 'child')
+    await vi.waitFor(() => expect(Process.fromPid(child)!.args()).toEqual(['sleep', '30']))
+    expect(await Process.fromPid(t.pid)!.terminate()).toBe(true)
+    expect(await t.exit).toEqual({ code: null, signal: 'SIGTERM' })
+    expect(alive(child)).toBe(false)
+  })
+
   it('a negative gracefulMs skips SIGTERM and kills at once', async () => {
     const t = start('sleep', ['30'])
     expect(await Process.fromPid(t.pid)!.terminate({ gracefulMs: -1 })).toBe(true)

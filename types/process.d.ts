@@ -94,8 +94,9 @@ export declare class Process {
    */
   killTree(signal?: string | number): void
   /**
-   * Terminates the process and its tree: SIGTERM to every process of the tree (children first,
-   * and to the process group with `group`), waits up to `gracefulMs` for them to exit, then
+   * Terminates the process and its tree: SIGTERM to the process group (with `group`) and the
+   * process first, so it ends of the signal rather than of a child's death, then to the rest of
+   * the tree (children first); waits up to `gracefulMs` for them all to exit; then stops and
    * SIGKILLs what is left (including processes that appeared meanwhile) and waits up to
    * `timeoutMs`. Resolves `true` once every process of the tree has exited, `false` if some are
    * still there after `timeoutMs`; `true` at once when the process is already gone.

@@ -541,8 +541,9 @@ impl Default for Terminate {
     }
 }
 
-/// Terminates `root` and its whole tree: `SIGTERM` to the tree (children
-/// first) and, with [`Terminate::group`], to the root's process group; then
+/// Terminates `root` and its whole tree: `SIGTERM` to the root's process
+/// group (with [`Terminate::group`]), the root, then the rest of the tree
+/// (children first); then
 /// waits up to the grace period; then `SIGKILL`s whatever is left (the tree
 /// as first seen, plus anything that appeared since) and waits up to
 /// [`Terminate::timeout`].
@@ -572,12 +573,16 @@ pub async fn terminate(
     let groups: Vec<Pid> = group.into_iter().collect();
     let mut known = tree_of(&[root], &groups);
     if let Some(grace) = options.grace {
+        // The group and the root first: the program gets the request before
+        // any child of it dies, so it ends of the signal rather than reacting
+        // to a child's death (a shell would exit 143 or carry on).
         if let Some(g) = group {
             signal_group(g, &known, Signal::SIGTERM);
         }
-        // Each process, children first: members that left the group (or
-        // never were in it) get the request too.
-        for p in &known {
+        root.signal(Signal::SIGTERM);
+        // Then every other process, children first: members that left the
+        // group (or never were in it) get the request too.
+        for p in known.iter().filter(|p| **p != root) {
             p.signal(Signal::SIGTERM);
         }
         if wait_exit(&known, Some(grace), cancel).await? {
