@@ -11,6 +11,7 @@ mod cleanup;
 mod error;
 mod keys;
 mod options;
+mod process;
 mod pty_session;
 mod shell;
 mod tool_registry;
