@@ -295,6 +295,7 @@ impl Session {
             input_fd,
             io,
             pid,
+            root: ProcRef::of(pid),
             exit_watch,
             deadline: opts.timeout.map(|t| now + t),
             status: None,
@@ -327,9 +328,9 @@ impl Session {
         if !self.running() {
             return;
         }
-        for target in process::tree(&[self.pid], &[self.pid]) {
-            target.signal(Signal::SIGKILL);
-        }
+        // Not reaped yet (still running), so the pid is still the program's.
+        let roots: Vec<ProcRef> = ProcRef::of(self.pid).into_iter().collect();
+        process::kill_hard(&roots, &[self.pid], &mut Vec::new());
         let _ = self.kill();
     }
 
@@ -1072,6 +1073,8 @@ struct Loop {
     /// Owns the descriptors; dropped (closed) when the loop ends.
     io: Io,
     pid: Pid,
+    /// The program's identity (pid and start time), taken at spawn.
+    root: Option<ProcRef>,
     exit_watch: ExitWatch,
     deadline: Option<Instant>,
     status: Option<Exit>,
@@ -1435,14 +1438,15 @@ impl Loop {
     }
 
     /// The program's process group and every descendant of the program and of
-    /// the processes already known.
+    /// the processes already known (identities checked: a reused pid is not
+    /// taken for one of ours).
     fn collect_targets(&self, known: &[ProcRef]) -> Vec<ProcRef> {
-        let mut roots: Vec<Pid> = known.iter().filter(|p| p.alive()).map(|p| p.pid).collect();
+        let mut roots: Vec<ProcRef> = known.to_vec();
         if self.status.is_none() {
-            roots.push(self.pid);
+            roots.extend(self.root);
         }
         // The program is a session leader, so its pid is its process group.
-        process::tree(&roots, &[self.pid])
+        process::tree_of(&roots, &[self.pid])
     }
 
     fn advance_termination(&mut self, now: Instant) {
@@ -1454,20 +1458,23 @@ impl Loop {
         }
         let program_done = self.status.is_some();
         let all_gone = program_done && !t.targets.iter().any(ProcRef::alive);
-        if all_gone {
+        if all_gone || now < t.kill_at {
             return;
         }
-        if now < t.kill_at {
-            return;
-        }
-        let known = t.targets.clone();
-        let fresh = self.collect_targets(&known);
+        let roots: Vec<ProcRef> = if program_done {
+            Vec::new()
+        } else {
+            self.root.into_iter().collect()
+        };
         let t = self.termination.as_mut().expect("checked above");
-        merge(&mut t.targets, fresh);
+        // Stop everything first, then kill: nothing can fork its way out,
+        // and the program dies of the KILL rather than of its child's death.
+        process::kill_hard(&roots, &[self.pid], &mut t.targets);
+        if !program_done {
+            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
+        }
         t.killed = true;
         t.give_up_at = Some(now + KILL_WAIT);
-        let targets = t.targets.clone();
-        self.signal_all(&targets, Signal::SIGKILL);
     }
 
     /// Sends `signal` to the program's process group in one go, then to every
@@ -1476,11 +1483,11 @@ impl Loop {
     /// The group goes first and at once (`killpg`) so the program gets the
     /// signal together with its children in the group; signalling a child
     /// first would let the program see the child die and exit on its own
-    /// (e.g. with 137) before its signal lands. The group id is the program's
-    /// pid, which cannot be reused before the loop reaps the program.
+    /// (e.g. with 143) before its signal lands.
     fn signal_all(&self, targets: &[ProcRef], signal: Signal) {
         if self.status.is_none() {
-            let _ = nix::sys::signal::killpg(NixPid::from_raw(self.pid), signal);
+            let roots: Vec<ProcRef> = self.root.into_iter().collect();
+            process::signal_group(self.pid, &roots, signal);
             let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), signal);
         }
         for target in targets {
