@@ -183,6 +183,7 @@ describe('features, one sequence each', () => {
     ['full reset (RIS)', `garbage${E}(0q${E}cclean q`],
     ['title stack (XTWINOPS 22/23)', `${E}]2;shell${E}\\${E}[22;0t${E}]2;vim${E}\\${E}[22t${E}]0;third\x07${E}[23;2tx${E}[23;0t`],
     ['window title (OSC 0 and 2) and other strings', `${E}]0;first\x07${E}]2;second${E}\\${E}]8;;http://example.com\x07link${E}]8;;\x07 ${E}P1$r0m${E}\\done`],
+    ['strings that look like sequences, in line-drawing mode', `${E}(0q${E}Px\x07qq(0${E}\\q${E}]0;(B\x07q${E}_[4h${E}\\q${E}(B q`],
     ['line feed without carriage return and a bare carriage return', `a\nb\rc\r\n\x0bv\x0cf`],
   ]
   it.each(cases)('%s', async (_name, bytes) => {

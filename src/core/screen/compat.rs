@@ -88,7 +88,9 @@ enum State {
     Csi,
     /// Inside a malformed CSI sequence, waiting for its final byte.
     CsiIgnore,
-    /// Inside an OSC, DCS, SOS, PM or APC string.
+    /// Inside an OSC string (BEL or ST ends it).
+    Osc,
+    /// Inside a DCS, SOS, PM or APC string (only ST ends it).
     String,
 }
 
@@ -264,19 +266,25 @@ impl Compat {
                     0x40..=0x7e => self.state = State::Ground,
                     _ => self.in_sequence_control(i, b),
                 },
-                State::String => match b {
-                    0x07 | 0x18 | 0x1a => self.state = State::Ground,
-                    0x1b => self.enter_escape(i, false),
-                    _ => {
-                        // Skip the string's body quickly.
-                        let n = bytes[i..]
-                            .iter()
-                            .position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | 0x1b))
-                            .unwrap_or(bytes.len() - i);
-                        i += n.max(1);
-                        continue;
+                State::Osc | State::String => {
+                    let osc = self.state == State::Osc;
+                    match b {
+                        0x07 if osc => self.state = State::Ground,
+                        0x18 | 0x1a => self.state = State::Ground,
+                        0x1b => self.enter_escape(i, false),
+                        _ => {
+                            // Skip the string's body quickly.
+                            let n = bytes[i..]
+                                .iter()
+                                .position(|&b| {
+                                    matches!(b, 0x18 | 0x1a | 0x1b) || (osc && b == 0x07)
+                                })
+                                .unwrap_or(bytes.len() - i);
+                            i += n.max(1);
+                            continue;
+                        }
                     }
-                },
+                }
             }
             i += 1;
         }
@@ -419,7 +427,8 @@ impl Compat {
                 self.csi.clear();
                 self.state = State::Csi;
             }
-            b']' | b'P' | b'X' | b'^' | b'_' => self.state = State::String,
+            b']' => self.state = State::Osc,
+            b'P' | b'X' | b'^' | b'_' => self.state = State::String,
             0x30..=0x7e => {
                 self.state = State::Ground;
                 self.esc_dispatch(run, i, b);
@@ -921,6 +930,9 @@ mod tests {
         let s = snap(b"\x1b]0;t(0[4h\x07q\x1bP1$r(0[4h\x1b\\q\x1b[>4;2mq\x1b[?4hq\x1b[4$pq");
         assert_eq!(s.lines[0], "qqqqq");
         assert_eq!(s.title, "t(0[4h");
+        // A BEL inside a DCS string does not end it (only OSC ends on BEL).
+        let s = snap(b"\x1b(0q\x1bPx\x07qq\x1b\\q");
+        assert_eq!(s.lines[0], "──");
     }
 
     fn replies_to(bytes: &[u8]) -> String {
