@@ -1,10 +1,30 @@
 // Shared helpers for the Vitest suites: real-process checks, fd counting.
-import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { readdirSync, readFileSync, existsSync, readlinkSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 
 /** Open file descriptors of this process. */
 export function fdCount(): number {
   return readdirSync('/proc/self/fd').length
+}
+
+/**
+ * Open descriptors of this process of the kinds a pty session uses: the pty
+ * master (`/dev/ptmx`), pidfds and eventfds.
+ */
+export function sessionFds(): Record<'ptmx' | 'pidfd' | 'eventfd', number> {
+  const counts = { ptmx: 0, pidfd: 0, eventfd: 0 }
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target = ''
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`)
+    } catch {
+      continue
+    }
+    if (target === '/dev/ptmx' || target.startsWith('/dev/pts/ptmx')) counts.ptmx++
+    else if (target.includes('[pidfd]') || target === 'anon_inode:pidfd') counts.pidfd++
+    else if (target.includes('[eventfd]')) counts.eventfd++
+  }
+  return counts
 }
 
 /** Kernel state letter of a process (`'Z'` for a zombie), or null when it does not exist. */
