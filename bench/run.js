@@ -91,6 +91,7 @@ const LABEL = {
   'node-pty': 'node-pty',
   'node-pty+xterm': 'node-pty + @xterm/headless',
   ruspty: '@replit/ruspty',
+  'ptypilot-sb0': 'ptypilot, `scrollback: 0` (informative)',
 }
 const mark = (ok) => (ok ? '**met**' : '**missed**')
 
@@ -129,8 +130,9 @@ function markdown(results, info, targets) {
       const rows = r.throughput.rows.filter((x) => x.workload === w)
       const ours = rows.find((x) => x.impl === 'ptypilot').mbps.median
       for (const row of rows) {
+        const ratio = row.impl.startsWith('ptypilot') ? '' : f2(ours / row.mbps.median)
         out.push(
-          `| ${row.title} | ${LABEL[row.impl]} | ${spread(row.mbps, f1)} | ${row.impl === 'ptypilot' ? '' : f2(ours / row.mbps.median)} | ${row.lost}/${row.runs} | ${f0(row.chunksPerRun)} |`,
+          `| ${row.title} | ${LABEL[row.impl]} | ${spread(row.mbps, f1)} | ${ratio} | ${row.lost}/${row.runs} | ${f0(row.chunksPerRun)} |`,
         )
       }
     }

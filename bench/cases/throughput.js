@@ -17,7 +17,7 @@ const { summary, rotate, sleep, collect, emit, log, argv } = require('../lib/sta
 
 const opts = argv()
 const ROUNDS = Number(opts.rounds || 5)
-const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty').split(',').map((n) => ALL[n])
+const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty,ptypilot-sb0').split(',').map((n) => ALL[n])
 const SCALE = Number(opts.scale || 1)
 
 function workloads() {
@@ -73,7 +73,7 @@ async function runOnce(impl, w) {
   await Promise.race([all, s.exited.then(() => sleep(300))])
   let screenTail = null
   let tEnd = tLast
-  if (impl.name === 'ptypilot') {
+  if (impl.name.startsWith('ptypilot')) {
     const t = performance.now()
     screenTail = (await s.screenText()).slice(-40)
     tEnd += performance.now() - t

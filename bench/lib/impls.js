@@ -26,9 +26,9 @@ function ptypilotLib() {
 const ptypilot = {
   name: 'ptypilot',
   label: 'ptypilot (screen model on)',
-  spawn({ command, args = [], cols = 80, rows = 24 }, onData) {
+  spawn({ command, args = [], cols = 80, rows = 24 }, onData, extra = {}) {
     const { PtySession } = ptypilotLib()
-    const session = PtySession.spawn({ command, args, cols, rows, env: { TERM: 'xterm-256color' } }, onData)
+    const session = PtySession.spawn({ command, args, cols, rows, env: { TERM: 'xterm-256color' }, ...extra }, onData)
     return {
       pid: session.pid,
       write: (data) => session.write(data),
@@ -38,6 +38,13 @@ const ptypilot = {
       session,
     }
   },
+}
+
+/** ptypilot with `scrollback: 0`: the screen model keeps no lines above the screen. */
+const ptypilotNoScrollback = {
+  name: 'ptypilot-sb0',
+  label: 'ptypilot, scrollback: 0',
+  spawn: (opts, onData) => ptypilot.spawn(opts, onData, { scrollback: 0 }),
 }
 
 let nodePtyModule
@@ -160,6 +167,6 @@ const ruspty = {
   },
 }
 
-const ALL = { ptypilot, 'node-pty': nodePty, 'node-pty+xterm': nodePtyXterm, ruspty }
+const ALL = { ptypilot, 'ptypilot-sb0': ptypilotNoScrollback, 'node-pty': nodePty, 'node-pty+xterm': nodePtyXterm, ruspty }
 
 module.exports = { ALL, ptypilot, nodePty, nodePtyXterm, ruspty, xtermText, xtermLib, ptypilotLib, ENV, ROOT }
