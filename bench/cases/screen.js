@@ -15,16 +15,25 @@ const { ptypilot, nodePtyXterm, xtermText } = require('../lib/impls')
 const { corpus } = require('../lib/corpus')
 const { summary, collect, emit, log, sleep } = require('../lib/stats')
 
-/** Microseconds per call of `f`: median over `rounds` rounds of `n` calls. */
+/**
+ * Microseconds per call of `f` over `rounds` rounds of `n` calls: wall time,
+ * and CPU time of this process (which, on a shared machine, leaves out the
+ * time other processes held the core; the process's other threads are idle
+ * here).
+ */
 function perCall(n, f, rounds = 7) {
-  const xs = []
+  const wall = []
+  const cpu = []
   for (let r = 0; r < rounds; r++) {
     collect()
+    const c0 = process.cpuUsage()
     const t0 = performance.now()
     for (let i = 0; i < n; i++) f()
-    xs.push(((performance.now() - t0) * 1000) / n)
+    wall.push(((performance.now() - t0) * 1000) / n)
+    const c = process.cpuUsage(c0)
+    cpu.push((c.user + c.system) / n)
   }
-  return summary(xs)
+  return { ...summary(wall), cpu: summary(cpu) }
 }
 
 /** Spawns and waits until `expected` characters arrived. */
@@ -61,8 +70,8 @@ async function main() {
     await Promise.all([p.s.exited, x.s.exited])
     x.s.dispose()
     log(
-      `screen() ${size.cols}x${size.rows}: ${ours.median.toFixed(1)} µs [${ours.min.toFixed(1)}–${ours.max.toFixed(1)}]; ` +
-        `xterm text only ${theirs.median.toFixed(1)} µs; same text: ${same}`,
+      `screen() ${size.cols}x${size.rows}: ${ours.median.toFixed(1)} µs [${ours.min.toFixed(1)}–${ours.max.toFixed(1)}] ` +
+        `(CPU ${ours.cpu.median.toFixed(1)}); xterm text only ${theirs.median.toFixed(1)} µs (CPU ${theirs.cpu.median.toFixed(1)}); same text: ${same}`,
     )
     rows.push({ what: `screen() ${size.cols}×${size.rows}`, ptypilotUs: ours, xtermUs: theirs, sameText: same })
   }
