@@ -23,7 +23,12 @@ const CASES = [
   { name: 'throughput', args: QUICK ? ['--rounds=2', '--scale=0.25'] : ['--rounds=6'] },
   { name: 'lost-tail', args: QUICK ? ['--runs=100'] : ['--runs=1000'] },
   { name: 'echo', args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=5', '--keys=2000'] },
+  // The same on one CPU: without cross-CPU wake-ups (which take from 15 to
+  // over 100 µs on this kind of VM, round by round) the cost of the path
+  // itself shows.
+  { name: 'echo', id: 'echo-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=5', '--keys=2000'] },
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
+  { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'screen', args: [] },
   // Last: starting 500 shells at once disturbs whatever runs right after.
   { name: 'memory', args: QUICK ? ['--repeats=1', '--n=100'] : ['--repeats=2', '--n=500'] },
@@ -63,12 +68,28 @@ function machine() {
   }
 }
 
+/** `taskset` pins a case (and the programs it starts) to CPU 0, when available. */
+function pinPrefix() {
+  const which = spawnSync('sh', ['-c', 'command -v taskset'], { encoding: 'utf8' })
+  return which.status === 0 ? [which.stdout.trim(), '-c', '0'] : null
+}
+
 function runCase(c) {
   const script = path.join(__dirname, 'cases', `${c.name}.js`)
+  const id = c.id || c.name
   const load = loadavg()
   const t0 = Date.now()
-  process.stderr.write(`\n== ${c.name} (load ${load})\n`)
-  const out = spawnSync(process.execPath, ['--expose-gc', script, ...c.args], {
+  process.stderr.write(`\n== ${id} (load ${load})\n`)
+  let argv = [process.execPath, '--expose-gc', script, ...c.args]
+  if (c.pin) {
+    const prefix = pinPrefix()
+    if (!prefix) {
+      process.stderr.write('taskset not found: skipped\n')
+      return null
+    }
+    argv = [...prefix, ...argv]
+  }
+  const out = spawnSync(argv[0], argv.slice(1), {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -78,7 +99,8 @@ function runCase(c) {
   if (out.status !== 0 || !line) {
     throw new Error(`case ${c.name} failed (status ${out.status}${out.error ? `, ${out.error.message}` : ''})`)
   }
-  return { ...JSON.parse(line.slice(9)), loadBefore: load, loadAfter: loadavg(), seconds: (Date.now() - t0) / 1000 }
+  const result = JSON.parse(line.slice(9))
+  return { ...result, case: id, loadBefore: load, loadAfter: loadavg(), seconds: (Date.now() - t0) / 1000 }
 }
 
 // ---------- formatting ----------
@@ -152,10 +174,14 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
-  if (r.echo) {
-    const x = r.echo
+  for (const [key, where] of [
+    ['echo', ''],
+    ['echo-1cpu', ', everything pinned to one CPU'],
+  ]) {
+    const x = r[key]
+    if (!x) continue
     const ours = byImpl(x.rows).ptypilot
-    out.push(`### 3. Keystroke echo round trip through \`cat\` (µs, ${x.keys} keys per run, median (min–max) of ${x.rounds} runs; lower is better)`)
+    out.push(`### 3${key === 'echo' ? 'a' : 'b'}. Keystroke echo round trip through \`cat\`${where} (µs, ${x.keys} keys per run, median (min–max) of ${x.rounds} runs; lower is better)`)
     out.push('')
     out.push('| implementation | p50 | p99 | p50 ptypilot ÷ this | p99 ptypilot ÷ this |')
     out.push('| --- | --- | --- | --- | --- |')
@@ -167,10 +193,14 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
-  if (r.spawn) {
-    const x = r.spawn
+  for (const [key, where] of [
+    ['spawn', ''],
+    ['spawn-1cpu', ', everything pinned to one CPU'],
+  ]) {
+    const x = r[key]
+    if (!x) continue
     const ours = byImpl(x.rows).ptypilot
-    out.push(`### 4. Spawn-to-exit rate of \`true\` (sessions/s, ${x.n} sequential per run, median (min–max) of ${x.rounds} runs; higher is better)`)
+    out.push(`### 4${key === 'spawn' ? 'a' : 'b'}. Spawn-to-exit rate of \`true\`${where} (sessions/s, ${x.n} sequential per run, median (min–max) of ${x.rounds} runs; higher is better)`)
     out.push('')
     out.push('| implementation | sessions/s | ptypilot ÷ this |')
     out.push('| --- | --- | --- |')
@@ -234,23 +264,31 @@ function targetsOf(results) {
       }
     }
   }
-  if (r.echo) {
-    const rows = byImpl(r.echo.rows)
+  for (const [key, where] of [
+    ['echo', ''],
+    ['echo-1cpu', ', one CPU'],
+  ]) {
+    if (!r[key]) continue
+    const rows = byImpl(r[key].rows)
     for (const p of ['p50', 'p99']) {
       const ratio = rows.ptypilot[p].median / rows['node-pty'][p].median
       t.push({
-        what: `echo round trip ${p}: no worse than node-pty`,
+        what: `echo round trip ${p}${where}: no worse than node-pty`,
         measured: `${f0(rows.ptypilot[p].median)} vs ${f0(rows['node-pty'][p].median)} µs`,
         ratio: `${f2(ratio)}× (≤ 1 is met)`,
         ok: ratio <= 1,
       })
     }
   }
-  if (r.spawn) {
-    const rows = byImpl(r.spawn.rows)
+  for (const [key, where] of [
+    ['spawn', ''],
+    ['spawn-1cpu', ', one CPU'],
+  ]) {
+    if (!r[key]) continue
+    const rows = byImpl(r[key].rows)
     const ratio = rows.ptypilot.rate.median / rows['node-pty'].rate.median
     t.push({
-      what: 'spawn-to-exit rate of `true`: ≥ node-pty',
+      what: `spawn-to-exit rate of \`true\`${where}: ≥ node-pty`,
       measured: `${f0(rows.ptypilot.rate.median)} vs ${f0(rows['node-pty'].rate.median)} /s`,
       ratio: `${f2(ratio)}×`,
       ok: ratio >= 1,
@@ -290,10 +328,13 @@ function targetsOf(results) {
 
 function main() {
   const only = opts.only ? String(opts.only).split(',') : null
-  const cases = CASES.filter((c) => !only || only.includes(c.name))
+  const cases = CASES.filter((c) => !only || only.includes(c.id || c.name))
   const info = machine()
   const results = []
-  for (const c of cases) results.push(runCase(c))
+  for (const c of cases) {
+    const result = runCase(c)
+    if (result) results.push(result)
+  }
   const targets = targetsOf(results)
   const md = markdown(results, info, targets)
   process.stdout.write('\n' + md + '\n')
