@@ -218,7 +218,8 @@ export declare class PtySession {
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**
-   * Waits until `pattern` appears. Rejects with `ERR_TIMEOUT` (the message shows the screen) or,
+   * Waits until `pattern` appears. Screen rows are right-trimmed, so a string pattern's trailing
+   * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen) or,
    * when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
    */
   waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot }>
@@ -262,6 +263,445 @@ export interface ExecResult extends PtyExit {
 
 /** Runs a program to completion and returns its exit status, output and final screen. */
 export declare function exec(options: ExecOptions, onData?: (chunk: string) => void): Promise<ExecResult>
+
+// ---------- Process ----------
+
+/** Options of `Process.terminate`. */
+export interface ProcessTerminateOptions {
+  /**
+   * Also send SIGTERM (and later SIGKILL) to the process's process group, and wait for its members:
+   * this reaches members that left the tree (a daemonized child of a shell pipeline). The caller's
+   * own process group is never signalled, so this is a no-op for a child started without
+   * `detached: true`.
+   * @default false
+   */
+  group?: boolean
+  /**
+   * How long to wait after SIGTERM before sending SIGKILL to whatever is left of the tree.
+   * A negative value skips the graceful phase: SIGKILL at once.
+   * @default 1000
+   */
+  gracefulMs?: number
+  /**
+   * How long to wait for the tree to go after SIGKILL; then resolve `false`.
+   * @default 5000
+   */
+  timeoutMs?: number
+  /**
+   * Aborting stops the procedure and rejects with `ERR_ABORTED`; signals already sent stay sent
+   * (an abort during the grace period means SIGKILL is never sent).
+   */
+  signal?: AbortSignal
+}
+
+/** Options of `Process.waitForExit`. */
+export interface ProcessWaitOptions {
+  /** Resolve `false` after this long. @default no limit */
+  timeoutMs?: number
+  /** Aborting rejects the wait with `ERR_ABORTED` (the process is not touched). */
+  signal?: AbortSignal
+}
+
+/**
+ * A process of the system, found by pid or by executable, to inspect, wait for and terminate
+ * together with its descendants.
+ *
+ * A `Process` remembers the process's start time along with its pid, so it never reaches another
+ * process that later reuses the pid: once the process is gone, `status()` is `'exited'`, signals
+ * go nowhere and waits resolve at once. On Linux signals are sent through a pidfd checked against
+ * the start time, so there is no window for a reused pid at all.
+ *
+ * A zombie (exited, not yet reaped by its parent) counts as exited. Reaping stays the parent's job.
+ *
+ * ```ts
+ * const child = spawn('npm', ['run', 'dev'])
+ * const proc = Process.fromPid(child.pid!)!
+ * // ... later: the dev server, its workers and anything they started
+ * const gone = await proc.terminate({ gracefulMs: 2000 })
+ * ```
+ *
+ * Only Linux is supported and tested; elsewhere `fromPid` returns `null` and `fromPath` `[]`.
+ */
+export declare class Process {
+  /** Not constructible: use `Process.fromPid()` or `Process.fromPath()`. */
+  private constructor()
+  /**
+   * The process with this pid, or `null` when there is none. A zombie is found (with
+   * `status() === 'exited'`). Throws `ERR_INVALID_ARG` when `pid` is not a positive integer.
+   */
+  static fromPid(pid: number): Process | null
+  /**
+   * Every process whose executable is `path` (symbolic links resolved, as the kernel reports
+   * executables; a relative path is relative to `process.cwd()`). Processes of other users whose
+   * executable cannot be read are not found. Throws `ERR_INVALID_ARG` for an empty path.
+   */
+  static fromPath(path: string): Process[]
+  /** Process id. */
+  readonly pid: number
+  /** Parent process id now (it changes to a reaper when the parent dies first); the last one seen once the process is gone. */
+  readonly ppid: number
+  /** The program's arguments (`argv`, `argv[0]` first, empty arguments kept); `[]` once it has exited. */
+  args(): string[]
+  /** Process group id; `null` once it has exited. */
+  groupId(): number | null
+  /** The direct children that are still running. */
+  children(): Process[]
+  /** `'running'` until the process exits (a zombie has exited). */
+  status(): 'running' | 'exited'
+  /**
+   * Sends `signal` to the process and all its descendants, children first, including descendants
+   * that moved to another process group or session. With `SIGKILL` the tree is first stopped
+   * (SIGSTOP, parents first, rescanning), so that a parent cannot fork a child that escapes.
+   * A name (`'SIGTERM'`, `'TERM'`, `'sigint'`) or a number (`9`); unknown ones throw
+   * `ERR_INVALID_ARG`. Does nothing once the process has exited. The calling process is never
+   * signalled unless it is this process.
+   * @default 'SIGTERM'
+   */
+  killTree(signal?: string | number): void
+  /**
+   * Terminates the process and its tree: SIGTERM to the process group (with `group`) and the
+   * process first, so it ends of the signal rather than of a child's death, then to the rest of
+   * the tree (children first); waits up to `gracefulMs` for them all to exit; then stops and
+   * SIGKILLs what is left (including processes that appeared meanwhile) and waits up to
+   * `timeoutMs`. Resolves `true` once every process of the tree has exited, `false` if some are
+   * still there after `timeoutMs`; `true` at once when the process is already gone.
+   * Rejects with `ERR_INVALID_ARG` for bad options and `ERR_ABORTED` when `signal` aborts.
+   */
+  terminate(options?: ProcessTerminateOptions): Promise<boolean>
+  /**
+   * Resolves `true` once the process has exited (whether or not it is our child), `false` when
+   * `timeoutMs` runs out first. Waits in the addon (a pidfd on Linux), not by polling from JS.
+   * Rejects with `ERR_INVALID_ARG` for bad options and `ERR_ABORTED` when `signal` aborts.
+   */
+  waitForExit(options?: ProcessWaitOptions): Promise<boolean>
+}
+
+// ---------- Shell ----------
+
+/** How to start a persistent shell (`new Shell(options)`). */
+export interface ShellOptions {
+  /**
+   * The shell program, looked up on the `PATH` of the shell's environment (a
+   * name containing `/` is a path). bash, zsh, dash and other POSIX shells
+   * (`sh`, ash, ksh) work. It starts without user rc files (bash
+   * `--norc --noprofile`, zsh `-f`, `ENV` removed for `sh`), without line
+   * editing, with tty echo off and a prompt that carries ptypilot's markers.
+   * @default 'bash' where installed, else 'sh'
+   */
+  shell?: string
+  /** The shell's starting directory; must exist (`ERR_SPAWN` on the first run otherwise). @default process.cwd() */
+  cwd?: string
+  /**
+   * Variables merged over the inherited environment; `undefined` removes one.
+   * ptypilot sets `PAGER=cat` and `GIT_PAGER=cat` (a pager would wait for keys
+   * nobody can send) unless given here, and removes `ENV`, `BASH_ENV`,
+   * `PROMPT_COMMAND` and `PS0`–`PS2`.
+   */
+  env?: Record<string, string | undefined>
+  /** Terminal width, an integer from 2 to 1000. @default 80 */
+  cols?: number
+  /** Terminal height, an integer from 2 to 500. @default 24 */
+  rows?: number
+}
+
+/** One command for `Shell.run` (and `executeShell`). */
+export interface ShellRunOptions {
+  /**
+   * Shell code: one or more lines, here-docs included; no trailing newline
+   * needed. It runs in the shell itself (as with `.`), so `cd`, `export`,
+   * variables, functions and `set` options persist for later runs, unless
+   * `cwd` or `env` is given. `exit` ends the shell (so does a failing command after
+   * `set -e`, as in a terminal): the result carries the shell's exit status
+   * and the next run starts a new shell. Its stdin is `/dev/null`: a
+   * command that reads input gets end-of-file instead of waiting forever.
+   */
+  command: string
+  /**
+   * Run this command in this directory, relative to the shell's current
+   * directory; must exist (`ERR_SPAWN` with `path` otherwise). With `cwd` or
+   * `env` the command runs in a subshell, so its own `cd`, `export` and
+   * variable changes do not persist either.
+   */
+  cwd?: string
+  /**
+   * Variables for this command only (`undefined` unsets one); names must be
+   * shell variable names. Runs the command in a subshell, as `cwd` does.
+   */
+  env?: Record<string, string | undefined>
+  /**
+   * Stop the command after this many milliseconds: SIGINT to the terminal's
+   * foreground job (as Ctrl-C), after 1 s SIGTERM to that job's process tree,
+   * after another 1 s SIGKILL, and as a last resort the shell is killed (the
+   * next run starts a new one). Commands that ignore SIGINT are stopped too.
+   * The result has `timedOut: true` and `exitCode: null`. Includes the time to
+   * start the shell on the first run.
+   */
+  timeoutMs?: number
+  /** Aborting stops the command as `timeoutMs` does; the result has `cancelled: true`. */
+  signal?: AbortSignal
+  /** Output kept in `output`; beyond it the head and the tail are kept and `truncated` is set. @default 8388608 (8 MiB) */
+  maxOutputBytes?: number
+}
+
+/** What a command run in a shell did. */
+export interface ShellResult {
+  /**
+   * The command's exit status (`$?`; a pipeline's last stage unless
+   * `set -o pipefail`); `null` when it was stopped (timeout, abort, close) or
+   * the shell was killed by a signal.
+   */
+  exitCode: number | null
+  /**
+   * Exactly what the command printed (stdout and stderr, as on a terminal),
+   * without the command line, the prompt or ptypilot's markers; escape
+   * sequences stripped, `\r\n` as `\n`, a `\r` or backspace applied to its
+   * line (a progress bar reads as its last state). Output of background jobs
+   * that arrives while the command runs is included.
+   */
+  output: string
+  /** `timeoutMs` ran out and the command was stopped. */
+  timedOut: boolean
+  /** The `signal`, `abort()` or `close()` stopped the command. */
+  cancelled: boolean
+  /** The middle of the output was left out (a marker line says how much). */
+  truncated: boolean
+}
+
+/**
+ * A persistent shell session: runs one command at a time in the same shell,
+ * so state (`cd`, `export`, variables) carries over, and knows exactly when
+ * each command ends and with which status.
+ *
+ * Command boundaries come from shell-integration markers (OSC 133 style)
+ * that carry a random per-shell nonce, not from guessing prompts; program
+ * output cannot fake them.
+ *
+ * ```ts
+ * await using shell = new Shell()
+ * await shell.run({ command: 'cd /tmp' })
+ * const { output, exitCode } = await shell.run({ command: 'pwd' }) // '/tmp\n', 0
+ * ```
+ */
+export declare class Shell {
+  /**
+   * Creates the shell object; the shell process starts on the first `run`
+   * (and again after it exited). Throws `ERR_INVALID_ARG` for bad options.
+   */
+  constructor(options?: ShellOptions)
+  /** The shell's process id while it runs (it starts on the first run), else `null`. */
+  readonly pid: number | null
+  /** True while a run is in progress. */
+  readonly busy: boolean
+  /**
+   * Runs a command and resolves when it ended (or was stopped).
+   *
+   * `onData` receives the command's output as it arrives, processed exactly
+   * as `output` (so the chunks joined equal `output` unless it was
+   * truncated): whole lines as they complete (a line longer than 1 MiB in
+   * pieces) and the unfinished last line when the command ends, so text
+   * still waiting for its newline (a `read -p` style prompt) shows up only
+   * then. The command is not slowed down by the listener unless the
+   * listener falls behind. Every chunk arrives before the promise settles; a
+   * listener that throws is reported as a process warning.
+   *
+   * One run at a time: a `run` while another is in progress rejects with
+   * `ERR_ALREADY_RUNNING` (await the first, or `abort()` it, then run again).
+   * Rejects with `ERR_NOT_RUNNING` after `close()`, `ERR_SPAWN` when the
+   * shell cannot start or `cwd` is not a directory, `ERR_INVALID_ARG` for bad
+   * options (the message names the key).
+   */
+  run(options: ShellRunOptions, onData?: (chunk: string) => void): Promise<ShellResult>
+  /**
+   * Stops the running command as a timeout would (its result has
+   * `cancelled: true`) and resolves when that run has finished; resolves at
+   * once when nothing runs. The shell stays usable.
+   */
+  abort(): Promise<void>
+  /**
+   * Ends the shell and every process it started (its process tree and its
+   * terminal session, also background jobs): SIGTERM, SIGHUP to the shell,
+   * SIGKILL after 1 s. A run in progress resolves with `cancelled: true`;
+   * later runs reject with `ERR_NOT_RUNNING`. Resolves when they are gone;
+   * closing twice is fine.
+   */
+  close(): Promise<void>
+  /** `close()` (`await using shell = new Shell()`). */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** Options of `executeShell`: a command and, for the fresh shell, which shell to use. */
+export interface ExecuteShellOptions extends ShellRunOptions {
+  /** The shell program, as `ShellOptions.shell`. @default 'bash' where installed, else 'sh' */
+  shell?: string
+}
+
+/**
+ * Runs one command in a fresh shell, which is closed afterwards (with every
+ * process it started). `cwd` and `env` are where and with what the shell
+ * starts. Same result and errors as `Shell.run`.
+ */
+export declare function executeShell(
+  options: ExecuteShellOptions,
+  onData?: (chunk: string) => void,
+): Promise<ShellResult>
+
+// ---------- Interactive tools ----------
+
+/** One command of an interactive tool. */
+export interface ToolCommand {
+  /** The name the model picks in `spawn`; letters, digits, `_` and `-`. */
+  name: string
+  /** What the command does, shown to the model. */
+  description?: string
+  /** The argv prefix; a spawn call's `args` are appended. `program[0]` is looked up on PATH. */
+  program: string[]
+  /** Run in a pseudo-terminal; `false` runs with plain pipes and stdout is the content. @default true */
+  pty?: boolean
+  /** Whether `apply` may send input to it. @default the value of `pty` */
+  acceptsInput?: boolean
+  /** JSON Schema for the call's `args` (an array of strings). */
+  argsSchema?: object
+  /** Quiet period (ms) before the screen counts as settled after an action. @default 100 */
+  settleMs?: number
+  /** Terminate the command after this many milliseconds (state `timeout`). */
+  timeoutMs?: number
+  /** Environment variables set for the command, over the inherited ones. */
+  env?: Record<string, string>
+}
+
+/** An interactive tool: a name the model calls and the commands it can spawn. */
+export interface InteractiveTool {
+  /** The tool name the model calls; `^[a-zA-Z0-9_-]{1,64}$` (what Anthropic and OpenAI accept). */
+  name: string
+  /** What the tool is for, shown to the model before the protocol description. */
+  description?: string
+  /** At least one command; names unique. */
+  commands: ToolCommand[]
+  /** Working directory of its programs. @default the registry's `cwd` */
+  cwd?: string
+}
+
+/** Why a command failed, for the model. */
+export interface ToolError {
+  /** E.g. `'Process exited with code 1'`, or the spawn error (errno and path). */
+  message: string
+  /** Explanatory lines: stderr of a pipes command, the last screen lines of a terminal one. */
+  trace: string[]
+  /** Retrying may help (a timeout). */
+  transient: boolean
+}
+
+/** What a tool call returns to the model. */
+export type ToolState =
+  | {
+      id: string
+      state: 'running'
+      /** The settled screen text (terminal) or stdout so far (pipes), bounded by `maxContentChars`. */
+      content: string | null
+    }
+  | {
+      id: string
+      state: 'stopped'
+      /** `ok: true` for exit code 0 (and for an abort, with the last screen); otherwise the error. */
+      result: { ok: true; content: string } | { ok: false; error: ToolError }
+    }
+
+/** A summary of one handle. */
+export interface HandleInfo {
+  /** The handle id the model uses (`'h1'`, `'h2'`, ...). */
+  id: string
+  tool: string
+  command: string
+  /** The spawn call's extra arguments. */
+  args: string[]
+  /** `null` when the program could not be started. */
+  pid: number | null
+  state: 'running' | 'success' | 'error' | 'timeout' | 'aborted'
+  /** Milliseconds since the Unix epoch. */
+  startedAt: number
+  finishedAt: number | null
+  exitCode: number | null
+}
+
+/** Registry events, in order per handle: `started`, then `output`s, then `finished`. */
+export type ToolEvent =
+  | ({ type: 'started' } & HandleInfo)
+  | { type: 'output'; id: string; chunk: string }
+  | ({ type: 'finished'; durationMs: number } & HandleInfo)
+
+/** Options of `ToolRegistry`. */
+export interface ToolRegistryOptions {
+  /** Working directory for tools that name none. @default process.cwd() */
+  cwd?: string
+  /** Running handles allowed at once; the next spawn rejects with `ERR_LIMIT`. @default 64 */
+  maxHandles?: number
+  /** Longest content returned to the model, in characters; the head and tail are kept around a marker. @default 32000 */
+  maxContentChars?: number
+  /** Receives every event; a listener that throws is reported as a process warning. */
+  onEvent?: (event: ToolEvent) => void
+}
+
+/**
+ * Interactive tools an LLM agent drives with `spawn` / `fetch` / `apply` / `abort` calls.
+ * The harness forwards the model's tool calls to `call()` and sends back the `ToolState`.
+ *
+ * After `spawn` and `apply` the registry waits for the program to react (new output, up to 2 s;
+ * after a line ending in Enter, output beyond the echo of what was typed), then for the screen to
+ * stay quiet for the command's `settleMs` (at most 5 s), so the state shows the program's answer.
+ *
+ * Handles: a stopped handle is forgotten once its stopped state was returned by `call()`; later
+ * calls naming it reject with `ERR_UNKNOWN_HANDLE`. Running handles do not keep the process alive:
+ * call `abortAll()` (or use `await using`) when done.
+ *
+ * ```ts
+ * const registry = new ToolRegistry({ cwd: repo })
+ * registry.register(gitTool())
+ * const tools = registry.definitions('anthropic') // send to the model
+ * // for each tool_use block: const state = await registry.call(block.name, block.input)
+ * ```
+ */
+export declare class ToolRegistry {
+  constructor(options?: ToolRegistryOptions)
+  /** Adds a tool; `ERR_INVALID_ARG` naming the bad field (or when the name is taken). */
+  register(tool: InteractiveTool): void
+  /** Removes a tool and terminates its running handles; false when it was not registered. */
+  unregister(name: string): boolean
+  /** Registered tool names, sorted. */
+  names(): string[]
+  /**
+   * The tool's input schema: `{ type: 'object', oneOf: [spawn, fetch, apply?, abort] }`; `apply`
+   * only when some command accepts input. `ERR_UNKNOWN_TOOL` for an unknown name.
+   */
+  schema(name: string): object
+  /**
+   * Tool definitions ready to send: Anthropic `{ name, description, input_schema }` or OpenAI
+   * `{ type: 'function', function: { name, description, parameters, strict } }`. Neither provider
+   * takes `oneOf` at the top of a schema, so these use an equivalent flat schema; `call()`
+   * validates calls the same way either way. @default 'anthropic'
+   */
+  definitions(format?: 'anthropic' | 'openai'): object[]
+  /**
+   * Carries out a model's call (an object, or a JSON string as some providers send it).
+   * Rejects with `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`, `ERR_INVALID_INPUT` (the message
+   * names the field; also for `apply` to a command without input or to a stopped handle) or
+   * `ERR_LIMIT`. A program that fails or cannot start resolves as a `stopped` state.
+   */
+  call(name: string, input: unknown): Promise<ToolState>
+  /** Every handle not yet forgotten. */
+  list(): HandleInfo[]
+  /** Resolves with the handle's state once it stopped (or when `timeoutMs` passed: then `running`). */
+  wait(id: string, options?: { timeoutMs?: number }): Promise<ToolState>
+  /** Terminates every running handle (TERM, 2 s grace, KILL) and waits for them. */
+  abortAll(): Promise<void>
+  /** `abortAll()`. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/**
+ * The git tool: `stage` (`git add --patch [paths]`) and `rebase` (`git rebase --interactive
+ * <base>`) in a terminal, taking input; `log` (`git log --oneline -20 [args]`) with pipes.
+ */
+export declare function gitTool(): InteractiveTool
 
 // ---------- keys ----------
 

@@ -5,12 +5,18 @@
 
 const native = require('./native.js')
 
-/** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
-function cancelTokenFor(signal, what) {
-  if (signal === undefined || signal === null) return [undefined, () => {}]
+/** Throws ERR_INVALID_ARG unless `signal` is undefined or an AbortSignal. */
+function checkSignal(signal, what) {
+  if (signal === undefined || signal === null) return
   if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
     throw invalidArg(`${what}.signal must be an AbortSignal, got ${describe(signal)}`)
   }
+}
+
+/** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
+function cancelTokenFor(signal, what) {
+  if (signal === undefined || signal === null) return [undefined, () => {}]
+  checkSignal(signal, what)
   const token = new native.CancelToken()
   if (signal.aborted) {
     token.cancel()
@@ -19,6 +25,21 @@ function cancelTokenFor(signal, what) {
   const onAbort = () => token.cancel()
   signal.addEventListener('abort', onAbort, { once: true })
   return [token, () => signal.removeEventListener('abort', onAbort)]
+}
+
+/**
+ * Calls `fn` when `signal` aborts (at once if it already has); returns a
+ * function that removes the listener.
+ */
+function onAbort(signal, what, fn) {
+  if (signal === undefined || signal === null) return () => {}
+  checkSignal(signal, what)
+  if (signal.aborted) {
+    fn()
+    return () => {}
+  }
+  signal.addEventListener('abort', fn, { once: true })
+  return () => signal.removeEventListener('abort', fn)
 }
 
 /** An Error with a stable code, as the native side makes them. */
@@ -65,6 +86,10 @@ function checkMillis(value, what) {
     throw invalidArg(`${what} must be a non-negative number of milliseconds, got ${describe(value)}`)
   }
 }
+
+// Programs must not outlive the process (or worker) that started them, even
+// when it ends with process.exit().
+process.once('exit', () => native.killAllStarted())
 
 /** `process.env` is per-thread in workers; the main thread's is the real environ. */
 const { isMainThread } = require('node:worker_threads')
@@ -136,8 +161,9 @@ class PtySession {
       )
     }
     const signal = options ? options.signal : undefined
-    const [token, detach] = cancelTokenFor(signal, 'options')
+    checkSignal(signal, 'options')
     const exit = this.#exit
+    let detach = () => {}
     const pump = (data, result) => {
       if (data !== null && this.#onData !== undefined) {
         try {
@@ -154,22 +180,14 @@ class PtySession {
       }
     }
     this.#onData = onData
-    try {
-      this.#native.start(options, pump, {
-        streamOutput: onData !== undefined,
-        baseEnv: baseEnv(),
-        captureLimit,
-        pipes,
-      })
-    } catch (err) {
-      detach()
-      throw err
-    }
-    if (token !== undefined) {
-      // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
-      if (token.cancelled) this.#native.terminate()
-      else signal.addEventListener('abort', () => this.#native.terminate(), { once: true })
-    }
+    this.#native.start(options, pump, {
+      streamOutput: onData !== undefined,
+      baseEnv: baseEnv(),
+      captureLimit,
+      pipes,
+    })
+    // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
+    detach = onAbort(signal, 'options', () => this.#native.terminate())
   }
 
   get exited() {
@@ -354,7 +372,15 @@ function rejectUnknown(rest, what, known) {
 function matcher(pattern) {
   if (typeof pattern === 'string') {
     if (pattern.length === 0) throw invalidArg('waitFor() pattern must not be empty')
-    return (text) => (text.includes(pattern) ? pattern : null)
+    const trimmed = pattern.trimEnd()
+    if (trimmed === pattern || trimmed.length === 0) return (text) => (text.includes(pattern) ? pattern : null)
+    // Screen rows are right-trimmed, so a pattern's trailing spaces (a prompt
+    // such as '>>> ') also match at the end of a row.
+    return (text) => {
+      if (text.includes(pattern)) return pattern
+      const at = `${text}\n`.indexOf(`${trimmed}\n`)
+      return at === -1 ? null : trimmed
+    }
   }
   if (pattern instanceof RegExp) {
     const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
@@ -394,8 +420,220 @@ async function exec(options, onData) {
   return { ...exit, output, truncated, screen: pty ? session.screen() : null }
 }
 
-module.exports = { PtySession, exec }
-module.exports._internal = { native, cancelTokenFor, codedError, invalidArg, describe }
+
+// ---------- Shell ----------
+
+/**
+ * A persistent shell that runs one command at a time and knows when each one
+ * ends. See index.d.ts for the contract.
+ */
+class Shell {
+  #native
+
+  constructor(options) {
+    checkOptionsObject(options, 'options')
+    this.#native = new native.NativeShell(options ?? undefined, { baseEnv: baseEnv() })
+  }
+
+  /** The shell's process id while it runs (it starts on the first run), else null. */
+  get pid() {
+    return this.#native.pid
+  }
+
+  /** True while a run is in progress. */
+  get busy() {
+    return this.#native.busy
+  }
+
+  run(options, onData) {
+    let detach = () => {}
+    try {
+      checkOptionsObject(options, 'options')
+      checkFunction(onData, 'onData')
+      let token
+      ;[token, detach] = cancelTokenFor(options ? options.signal : undefined, 'options')
+      const listener =
+        onData === undefined
+          ? undefined
+          : (chunk) => {
+              try {
+                onData(chunk)
+              } catch (err) {
+                reportListenerError('onData', err)
+              }
+            }
+      return this.#native.run(options, listener, token).finally(detach)
+    } catch (err) {
+      detach()
+      return Promise.reject(err)
+    }
+  }
+
+  abort() {
+    return this.#native.abort()
+  }
+
+  close() {
+    return this.#native.close()
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.close()
+  }
+}
+
+async function executeShell(options, onData) {
+  checkOptionsObject(options, 'options')
+  if (!options) throw invalidArg('executeShell() needs options with a `command`')
+  // A fresh shell starts where and with what the command wants, so the
+  // command needs no subshell; `shell` picks the shell as for `new Shell`.
+  const { shell: program, cwd, env, ...run } = options
+  const shell = new Shell({ shell: program, cwd, env })
+  try {
+    return await shell.run(run, onData)
+  } finally {
+    await shell.close()
+  }
+}
+
+// ---------- ToolRegistry ----------
+
+/**
+ * Tools an LLM drives with spawn / fetch / apply / abort calls. See index.d.ts.
+ */
+class ToolRegistry {
+  #native
+
+  constructor(options) {
+    checkOptionsObject(options, 'options')
+    const onEvent = options ? options.onEvent : undefined
+    checkFunction(onEvent, 'options.onEvent')
+    const pump =
+      onEvent === undefined
+        ? undefined
+        : (events) => {
+            for (const event of events) {
+              try {
+                onEvent(event)
+              } catch (err) {
+                reportListenerError('onEvent', err)
+              }
+            }
+          }
+    this.#native = new native.NativeRegistry(options, pump, baseEnv())
+  }
+
+  register(tool) {
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
+      throw invalidArg(`register() takes a tool object ({ name, commands }), got ${describe(tool)}`)
+    }
+    this.#native.register(tool)
+  }
+
+  unregister(name) {
+    checkString(name, 'name')
+    return this.#native.unregister(name)
+  }
+
+  names() {
+    return this.#native.names()
+  }
+
+  schema(name) {
+    checkString(name, 'name')
+    return this.#native.schema(name)
+  }
+
+  definitions(format) {
+    if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
+      throw invalidArg(`definitions() format must be 'anthropic' or 'openai', got ${describe(format)}`)
+    }
+    return this.#native.definitions(format)
+  }
+
+  async call(name, input) {
+    checkString(name, 'name')
+    if (typeof input === 'string') {
+      // Some providers hand over tool arguments as a JSON string.
+      try {
+        input = JSON.parse(input)
+      } catch (err) {
+        throw codedError('ERR_INVALID_INPUT', `input is a string but not JSON: ${err.message}`)
+      }
+    }
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw codedError('ERR_INVALID_INPUT', `input must be an object such as { "action": "spawn", ... }, got ${describe(input)}`)
+    }
+    return this.#native.call(name, input)
+  }
+
+  list() {
+    return this.#native.list()
+  }
+
+  async wait(id, options) {
+    checkString(id, 'id')
+    checkOptionsObject(options, 'options')
+    const { timeoutMs, ...rest } = options || {}
+    rejectUnknown(rest, 'options', ['timeoutMs'])
+    checkMillis(timeoutMs, 'options.timeoutMs')
+    return this.#native.wait(id, timeoutMs)
+  }
+
+  abortAll() {
+    return this.#native.abortAll()
+  }
+
+  [Symbol.asyncDispose]() {
+    return this.#native.abortAll()
+  }
+}
+
+function checkString(value, what) {
+  if (typeof value !== 'string') throw invalidArg(`${what} must be a string, got ${describe(value)}`)
+}
+
+/**
+ * The git tool: `stage` (git add --patch), `rebase` (git rebase --interactive),
+ * both in a terminal and accepting input, and `log` (git log --oneline -20, pipes).
+ */
+function gitTool() {
+  return {
+    name: 'git',
+    description:
+      'Interactive git in a terminal: stage changes hunk by hunk, rebase interactively, read the recent log.',
+    commands: [
+      {
+        name: 'stage',
+        description:
+          'git add --patch [paths]: shows each changed hunk and asks "Stage this hunk [y,n,q,a,d,...]?". ' +
+          'Answer with apply, e.g. "y<enter>" to stage the hunk, "n<enter>" to skip it, "q<enter>" to quit.',
+        program: ['git', 'add', '--patch'],
+        pty: true,
+        acceptsInput: true,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Paths to limit staging to.' },
+      },
+      {
+        name: 'rebase',
+        description:
+          'git rebase --interactive <base> (args, e.g. ["HEAD~3"]): the todo list opens in the terminal editor; ' +
+          'edit it with keys (e.g. in vim: "cw" to change a word, "<esc>:wq<enter>" to save) to continue.',
+        program: ['git', 'rebase', '--interactive'],
+        pty: true,
+        acceptsInput: true,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Upstream or base commit and options.' },
+      },
+      {
+        name: 'log',
+        description: 'git log --oneline -20 [args]: the last commits, one per line.',
+        program: ['git', 'log', '--oneline', '-20'],
+        pty: false,
+        acceptsInput: false,
+        argsSchema: { type: 'array', items: { type: 'string' }, description: 'Extra git log arguments.' },
+      },
+    ],
+  }
+}
 
 // ---------- keys ----------
 
@@ -429,4 +667,116 @@ function encodeKeys(keys, modes) {
   return native.encodeKeys(keys, modes ?? undefined)
 }
 
-module.exports.encodeKeys = encodeKeys
+// ---------- Process ----------
+
+const TERMINATE_OPTIONS = ['group', 'gracefulMs', 'timeoutMs', 'signal']
+const WAIT_OPTIONS = ['timeoutMs', 'signal']
+
+function checkPid(pid) {
+  if (typeof pid !== 'number') throw invalidArg(`pid must be a positive integer, got ${describe(pid)}`)
+}
+
+function checkKillSignal(signal) {
+  if (signal !== undefined && typeof signal !== 'string' && typeof signal !== 'number') {
+    throw invalidArg(`signal must be a signal name such as 'SIGTERM' or a number, got ${describe(signal)}`)
+  }
+}
+
+function checkNumber(value, what) {
+  if (value !== undefined && typeof value !== 'number') {
+    throw invalidArg(`${what} must be a number of milliseconds, got ${describe(value)}`)
+  }
+}
+
+/** Runs a native wait with the options' AbortSignal bridged to a CancelToken. */
+async function withSignal(signal, what, run) {
+  const [token, detach] = cancelTokenFor(signal, what)
+  try {
+    return await run(token)
+  } finally {
+    detach()
+  }
+}
+
+/**
+ * One process, found by pid or by executable, remembered by pid and start
+ * time so that it never reaches another process that reuses the pid. See
+ * index.d.ts for the contract.
+ */
+class Process {
+  #native
+
+  /** Internal: use `Process.fromPid()` or `Process.fromPath()`. */
+  constructor(handle) {
+    if (!(handle instanceof native.NativeProcess)) {
+      throw new TypeError('Process cannot be constructed directly; use Process.fromPid() or Process.fromPath()')
+    }
+    this.#native = handle
+  }
+
+  static fromPid(pid) {
+    checkPid(pid)
+    const handle = native.NativeProcess.fromPid(pid)
+    return handle === null ? null : new Process(handle)
+  }
+
+  static fromPath(path) {
+    if (typeof path !== 'string') throw invalidArg(`path must be a string, got ${describe(path)}`)
+    return native.NativeProcess.fromPath(path).map((handle) => new Process(handle))
+  }
+
+  get pid() {
+    return this.#native.pid
+  }
+
+  get ppid() {
+    return this.#native.ppid
+  }
+
+  args() {
+    return this.#native.args()
+  }
+
+  groupId() {
+    return this.#native.groupId()
+  }
+
+  children() {
+    return this.#native.children().map((handle) => new Process(handle))
+  }
+
+  status() {
+    return this.#native.status()
+  }
+
+  killTree(signal = 'SIGTERM') {
+    checkKillSignal(signal)
+    this.#native.killTree(signal)
+  }
+
+  async terminate(options) {
+    checkOptionsObject(options, 'options')
+    const { group, gracefulMs, timeoutMs, signal, ...rest } = options || {}
+    rejectUnknown(rest, 'options', TERMINATE_OPTIONS)
+    if (group !== undefined && typeof group !== 'boolean') {
+      throw invalidArg(`options.group must be a boolean, got ${describe(group)}`)
+    }
+    checkNumber(gracefulMs, 'options.gracefulMs')
+    checkNumber(timeoutMs, 'options.timeoutMs')
+    return withSignal(signal, 'options', (token) => this.#native.terminate(group, gracefulMs, timeoutMs, token))
+  }
+
+  async waitForExit(options) {
+    checkOptionsObject(options, 'options')
+    const { timeoutMs, signal, ...rest } = options || {}
+    rejectUnknown(rest, 'options', WAIT_OPTIONS)
+    checkNumber(timeoutMs, 'options.timeoutMs')
+    return withSignal(signal, 'options', (token) => this.#native.waitForExit(timeoutMs, token))
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return `Process { pid: ${this.pid}, status: '${this.status()}' }`
+  }
+}
+
+module.exports = { PtySession, exec, encodeKeys, Process, Shell, executeShell, ToolRegistry, gitTool }

@@ -7,7 +7,11 @@
 pub mod core;
 
 mod cancel;
+mod cleanup;
 mod error;
 mod keys;
 mod options;
+mod process;
 mod pty_session;
+mod shell;
+mod tool_registry;

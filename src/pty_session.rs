@@ -291,6 +291,7 @@ impl NativeSession {
                 Ok(FnArgs::from((data, out.exit.map(PtyExit::from))))
             })?;
         session.attach(Arc::new(PumpSink(tsfn)));
+        crate::cleanup::track(env, crate::cleanup::Owner::Session(session.downgrade()));
         self.session = Some(session);
         Ok(())
     }

@@ -4,6 +4,7 @@
 //!
 //! - [`session`]: spawn a program in a pseudo-terminal and run its session loop
 //!   (read, decode, transcript, screen, writer queue, exit after drain).
+//! - [`shell`]: a persistent shell that knows when each command ends (markers).
 //! - [`screen`]: the screen model (a `vt100` wrapper): snapshots, query replies, modes.
 //! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
 //! - [`utf8`]: the incremental UTF-8 decoder.
@@ -18,6 +19,7 @@ pub mod keys;
 pub mod process;
 pub mod screen;
 pub mod session;
+pub mod shell;
 pub mod tools;
 pub mod transcript;
 pub mod utf8;

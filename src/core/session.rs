@@ -173,6 +173,8 @@ pub struct Exit {
     pub timed_out: bool,
     /// Ended by `kill()`, `terminate()` or an abort.
     pub cancelled: bool,
+    /// When the exit was published (wall clock).
+    pub at: Option<std::time::SystemTime>,
 }
 
 /// Receives the wake-up when there is output or an exit to take.
@@ -293,6 +295,7 @@ impl Session {
             input_fd,
             io,
             pid,
+            root: ProcRef::of(pid),
             exit_watch,
             deadline: opts.timeout.map(|t| now + t),
             status: None,
@@ -308,6 +311,27 @@ impl Session {
             .spawn(move || session_loop.run())
             .map_err(|e| Error::io("start the session thread", &e))?;
         Ok(Session { shared, pid })
+    }
+
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            shared: Arc::downgrade(&self.shared),
+            pid: self.pid,
+        }
+    }
+
+    /// SIGKILL to the program, its process group and every descendant, right
+    /// here on the calling thread (for teardown, when there is no time to let
+    /// the session thread do it). The exit follows as usual.
+    pub fn kill_now(&self) {
+        if !self.running() {
+            return;
+        }
+        // Not reaped yet (still running), so the pid is still the program's.
+        let roots: Vec<ProcRef> = ProcRef::of(self.pid).into_iter().collect();
+        process::kill_hard(&roots, &[self.pid], &mut Vec::new());
+        let _ = self.kill();
     }
 
     /// Attaches the listener. It is woken at once if output (or the exit) is
@@ -334,6 +358,18 @@ impl Session {
     /// was drained).
     pub fn running(&self) -> bool {
         self.lock().exit.is_none()
+    }
+
+    /// The terminal's foreground process group (`tcgetpgrp` on the pty
+    /// master): for a shell, the job it waits for, or the shell itself. `None`
+    /// for plain pipes, after the exit, or when the OS cannot tell.
+    pub fn foreground_group(&self) -> Option<Pid> {
+        let inner = self.lock();
+        let fd = inner.pty_fd?;
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        let group = unsafe { libc::tcgetpgrp(fd) };
+        (group > 0).then_some(group)
     }
 
     /// How the session ended, once it has.
@@ -492,19 +528,6 @@ impl Session {
         out
     }
 
-    /// Stops delivering output to the listener (the transcript and screen
-    /// still follow the program). The exit is still delivered.
-    pub fn detach_output(&self) {
-        let mut inner = self.lock();
-        inner.outbox.data = String::new();
-        let resume = std::mem::take(&mut inner.paused);
-        inner.sink_output = false;
-        drop(inner);
-        if resume {
-            self.shared.waker.wake();
-        }
-    }
-
     /// A receiver that sees a new value after every processed batch of output
     /// and at the exit.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
@@ -596,6 +619,23 @@ impl Session {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.shared.lock()
+    }
+}
+
+/// A session reference that does not keep it alive (see [`Session::downgrade`]).
+#[derive(Clone)]
+pub struct WeakSession {
+    shared: std::sync::Weak<Shared>,
+    pid: Pid,
+}
+
+impl WeakSession {
+    /// The session, if anything else still holds it.
+    pub fn upgrade(&self) -> Option<Session> {
+        Some(Session {
+            shared: self.shared.upgrade()?,
+            pid: self.pid,
+        })
     }
 }
 
@@ -1033,6 +1073,8 @@ struct Loop {
     /// Owns the descriptors; dropped (closed) when the loop ends.
     io: Io,
     pid: Pid,
+    /// The program's identity (pid and start time), taken at spawn.
+    root: Option<ProcRef>,
     exit_watch: ExitWatch,
     deadline: Option<Instant>,
     status: Option<Exit>,
@@ -1382,12 +1424,7 @@ impl Loop {
                 // With no grace the KILL below comes at once; a TERM first
                 // would only race it.
                 if !grace.is_zero() {
-                    for target in &targets {
-                        target.signal(Signal::SIGTERM);
-                    }
-                    if self.status.is_none() {
-                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGTERM);
-                    }
+                    self.signal_all(&targets, Signal::SIGTERM);
                 }
                 self.termination = Some(Termination {
                     targets,
@@ -1401,14 +1438,15 @@ impl Loop {
     }
 
     /// The program's process group and every descendant of the program and of
-    /// the processes already known.
+    /// the processes already known (identities checked: a reused pid is not
+    /// taken for one of ours).
     fn collect_targets(&self, known: &[ProcRef]) -> Vec<ProcRef> {
-        let mut roots: Vec<Pid> = known.iter().filter(|p| p.alive()).map(|p| p.pid).collect();
+        let mut roots: Vec<ProcRef> = known.to_vec();
         if self.status.is_none() {
-            roots.push(self.pid);
+            roots.extend(self.root);
         }
         // The program is a session leader, so its pid is its process group.
-        process::tree(&roots, &[self.pid])
+        process::tree_of(&roots, &[self.pid])
     }
 
     fn advance_termination(&mut self, now: Instant) {
@@ -1420,30 +1458,48 @@ impl Loop {
         }
         let program_done = self.status.is_some();
         let all_gone = program_done && !t.targets.iter().any(ProcRef::alive);
-        if all_gone {
+        if all_gone || now < t.kill_at {
             return;
         }
-        if now < t.kill_at {
-            return;
-        }
-        let known = t.targets.clone();
-        let fresh = self.collect_targets(&known);
+        let roots: Vec<ProcRef> = if program_done {
+            Vec::new()
+        } else {
+            self.root.into_iter().collect()
+        };
         let t = self.termination.as_mut().expect("checked above");
-        merge(&mut t.targets, fresh);
-        for target in &t.targets {
-            target.signal(Signal::SIGKILL);
-        }
-        if self.status.is_none() {
+        // Stop everything first, then kill: nothing can fork its way out,
+        // and the program dies of the KILL rather than of its child's death.
+        process::kill_hard(&roots, &[self.pid], &mut t.targets);
+        if !program_done {
             let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
         }
         t.killed = true;
         t.give_up_at = Some(now + KILL_WAIT);
     }
 
+    /// Sends `signal` to the program's process group in one go, then to every
+    /// other target, deepest first.
+    ///
+    /// The group goes first and at once (`killpg`) so the program gets the
+    /// signal together with its children in the group; signalling a child
+    /// first would let the program see the child die and exit on its own
+    /// (e.g. with 143) before its signal lands.
+    fn signal_all(&self, targets: &[ProcRef], signal: Signal) {
+        if self.status.is_none() {
+            let roots: Vec<ProcRef> = self.root.into_iter().collect();
+            process::signal_group(self.pid, &roots, signal);
+            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), signal);
+        }
+        for target in targets {
+            target.signal(signal);
+        }
+    }
+
     fn publish_exit(mut self, flags: Exit) {
         let mut exit = self.status.take().unwrap_or_default();
         exit.timed_out = flags.timed_out;
         exit.cancelled = flags.cancelled && !flags.timed_out;
+        exit.at = Some(std::time::SystemTime::now());
         let sink = {
             let mut inner = self.shared.lock();
             let inner = &mut *inner;

@@ -40,6 +40,7 @@
 
 mod call;
 mod content;
+pub mod registry;
 pub mod schema;
 mod spec;
 

@@ -1,0 +1,229 @@
+//! `Shell` binding: converts options, calls the core shell, maps errors.
+//!
+//! The JS class `Shell` (index.js) wraps this `NativeShell`. A run's output
+//! reaches JS through a threadsafe function made for that run; each call is
+//! awaited before more output is taken, so a slow listener slows the command
+//! down (as a terminal would) instead of queueing without bound, and every
+//! chunk has been delivered before the run's promise settles. The function is
+//! weak: the pending promise already keeps the event loop alive during a run,
+//! and an idle shell does not.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi_derive::napi;
+
+use crate::cancel::CancelToken;
+use crate::core::screen;
+use crate::core::shell::{self as core_shell, RunOptions, RunResult, Shell, ShellOptions};
+use crate::core::{Error as CoreError, Result as CoreResult};
+use crate::error::{IntoJs, js_error};
+use crate::options::Opts;
+
+/// How a command run in a shell ended.
+#[napi(object, use_nullable = true)]
+pub struct ShellResult {
+    /// The command's exit status; `null` when it was stopped (timeout, abort)
+    /// or the shell was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// What the command printed: escape sequences stripped, `\n` line ends.
+    pub output: String,
+    /// `timeoutMs` ran out and the command was stopped.
+    pub timed_out: bool,
+    /// The `AbortSignal`, `abort()` or `close()` stopped the command.
+    pub cancelled: bool,
+    /// Output beyond `maxOutputBytes` was left out of `output` (head and tail kept).
+    pub truncated: bool,
+}
+
+impl From<RunResult> for ShellResult {
+    fn from(r: RunResult) -> Self {
+        ShellResult {
+            exit_code: r.exit_code,
+            output: r.output,
+            timed_out: r.timed_out,
+            cancelled: r.cancelled,
+            truncated: r.truncated,
+        }
+    }
+}
+
+/// How the JS layer creates a shell (internal).
+#[napi(object)]
+pub struct ShellHow {
+    /// The environment to inherit (a worker's `process.env`); default: this process's.
+    pub base_env: Option<HashMap<String, String>>,
+}
+
+type OutputSink = ThreadsafeFunction<String, (), String, Status, false, true>;
+
+/// The native half of `Shell`. Internal: use `Shell` from the package.
+#[napi]
+pub struct NativeShell {
+    shell: Arc<Shell>,
+}
+
+#[napi]
+impl NativeShell {
+    /// A shell that starts on the first run. Throws `ERR_INVALID_ARG` for bad
+    /// options.
+    #[napi(constructor)]
+    pub fn new(env: Env, options: Option<Unknown>, how: Option<ShellHow>) -> Result<Self> {
+        let options = shell_options(options, how).into_js(&env)?;
+        Ok(NativeShell {
+            shell: Arc::new(Shell::new(options)),
+        })
+    }
+
+    /// The shell's process id while it runs, else `null`.
+    #[napi(getter)]
+    pub fn pid(&self) -> Option<i32> {
+        self.shell.pid()
+    }
+
+    /// True while a run is in progress.
+    #[napi(getter)]
+    pub fn busy(&self) -> bool {
+        self.shell.busy()
+    }
+
+    /// Runs a command. Throws (synchronously) `ERR_INVALID_ARG`,
+    /// `ERR_ALREADY_RUNNING` or `ERR_NOT_RUNNING`; the promise rejects with
+    /// `ERR_SPAWN` when the shell cannot start or `cwd` is not a directory.
+    #[napi]
+    pub fn run<'e>(
+        &self,
+        env: &'e Env,
+        options: Unknown,
+        on_data: Option<Function<'_, String, ()>>,
+        token: Option<&CancelToken>,
+    ) -> Result<PromiseRaw<'e, ShellResult>> {
+        let run = run_options(options).into_js(env)?;
+        let ticket = self.shell.begin().into_js(env)?;
+        let cancel = token.map(CancelToken::token).unwrap_or_default();
+        let sink: Option<Arc<OutputSink>> = match on_data {
+            Some(f) => Some(Arc::new(
+                f.build_threadsafe_function::<String>()
+                    .callee_handled::<false>()
+                    .weak::<true>()
+                    .build()?,
+            )),
+            None => None,
+        };
+        env.spawn_future_with_callback(
+            async move {
+                let on_output = move |chunk: String| {
+                    let sink = sink.clone();
+                    async move {
+                        if let Some(sink) = sink {
+                            // The JS layer catches listener errors; a failed
+                            // call only means the environment is going away.
+                            let _ = sink.call_async_catch(chunk).await;
+                        }
+                    }
+                };
+                Ok(ticket.run(run, cancel, on_output).await)
+            },
+            |env, result| result.map(ShellResult::from).map_err(|e| js_error(env, &e)),
+        )
+    }
+
+    /// Stops the running command; resolves when its run has finished (at
+    /// once when nothing runs).
+    #[napi]
+    pub fn abort<'e>(&self, env: &'e Env) -> Result<PromiseRaw<'e, ()>> {
+        let shell = self.shell.clone();
+        env.spawn_future(async move {
+            shell.abort().await;
+            Ok(())
+        })
+    }
+
+    /// Ends the shell and everything it started; resolves when they are gone.
+    #[napi]
+    pub fn close<'e>(&self, env: &'e Env) -> Result<PromiseRaw<'e, ()>> {
+        let shell = self.shell.clone();
+        env.spawn_future(async move {
+            shell.close().await;
+            Ok(())
+        })
+    }
+}
+
+fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<ShellOptions> {
+    let mut opts = Opts::new(options, "options")?;
+    let shell = opts.string("shell")?;
+    if let Some(name) = &shell
+        && (name.is_empty() || name.contains('\0'))
+    {
+        return Err(CoreError::invalid_arg(format!(
+            "options.shell must be a shell program such as 'bash', got {name:?}"
+        )));
+    }
+    if let Some(name) = &shell {
+        core_shell::check_shell_name(name)?;
+    }
+    let cwd = opts.string("cwd")?.map(PathBuf::from);
+    let vars = opts.string_map("env")?.unwrap_or_default();
+    for (key, value) in &vars {
+        if key.is_empty()
+            || key.contains(['=', '\0'])
+            || value.as_deref().is_some_and(|v| v.contains('\0'))
+        {
+            return Err(CoreError::invalid_arg(format!(
+                "options.env.{key} is not a valid environment variable (no '=' or NUL in names, no NUL in values)"
+            )));
+        }
+    }
+    let cols = opts.number("cols")?.unwrap_or(80.0);
+    let rows = opts.number("rows")?.unwrap_or(24.0);
+    let (cols, rows) = screen::validate_size(cols, rows).map_err(|mut e| {
+        e.message = format!("options.{}", e.message);
+        e
+    })?;
+    opts.finish()?;
+    Ok(ShellOptions {
+        shell,
+        cwd,
+        env: vars,
+        base_env: how
+            .and_then(|h| h.base_env)
+            .map(|m| m.into_iter().collect()),
+        cols,
+        rows,
+    })
+}
+
+fn run_options(options: Unknown) -> CoreResult<RunOptions> {
+    let mut opts = Opts::new(Some(options), "options")?;
+    if opts.is_empty() {
+        return Err(CoreError::invalid_arg(
+            "run() needs options with a `command`",
+        ));
+    }
+    let command = opts.string("command")?.ok_or_else(|| {
+        CoreError::invalid_arg("options.command is required (the shell code to run)")
+    })?;
+    let cwd = opts.string("cwd")?;
+    let env = opts.string_map("env")?.unwrap_or_default();
+    let timeout = opts.millis("timeoutMs")?.map(Duration::from_millis);
+    let max_output = opts
+        .integer("maxOutputBytes", 0.0, 9.0e15)?
+        .map_or(core_shell::DEFAULT_MAX_OUTPUT, |n| n as usize);
+    // Bridged to a CancelToken by the JS layer.
+    opts.skip("signal");
+    opts.finish()?;
+    let run = RunOptions {
+        command,
+        cwd,
+        env,
+        timeout,
+        max_output,
+    };
+    run.check()?;
+    Ok(run)
+}
