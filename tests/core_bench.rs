@@ -13,7 +13,6 @@
 
 use std::time::{Duration, Instant};
 
-
 use ptypilot::core::screen::Screen;
 use ptypilot::core::transcript::{ReadOptions, Transcript};
 use ptypilot::core::utf8::Utf8Decoder;
@@ -106,11 +105,7 @@ fn hot_path_throughput() {
         seq.len() as f64 / 1048576.0,
         onechar.len() as f64 / 1048576.0
     );
-    for (name, data) in [
-        ("headers", &input),
-        ("seq", &seq),
-        ("onechar", &onechar),
-    ] {
+    for (name, data) in [("headers", &input), ("seq", &seq), ("onechar", &onechar)] {
         let mut dec = Utf8Decoder::default();
         let mut out = String::new();
         let utf8 = rate(data, BATCH, 3, |p| {
