@@ -6,8 +6,9 @@
 // reports the median RSS growth per session. A child loads its library, runs
 // one session to the end (so lazily created state — runtimes, thread pools,
 // JIT — is in the baseline), collects garbage and reads RSS; then starts N
-// interactive shells, waits until every one has printed its prompt, lets them
-// idle, collects garbage and reads RSS again.
+// interactive shells, waits until every one has printed its prompt (and, for
+// xterm.js, until it parsed it), lets them idle, collects garbage and reads
+// RSS again.
 //
 //   node bench/cases/memory.js [--n=500] [--repeats=2]
 
@@ -41,8 +42,10 @@ async function child(impl) {
     sessions.push(impl.spawn({ command: 'sh', args: [] }, () => seen()))
   }
   await Promise.all(prompts)
-  // Let late output and deferred work (xterm parses asynchronously) finish.
-  for (const s of sessions) if (s.screenText) await s.screenText().catch(() => {})
+  // xterm.js parses asynchronously: wait until it parsed the prompts (ptypilot
+  // processed them before they reached the callback). Reading screens here
+  // would measure the JS garbage of the reads, not the sessions.
+  for (const s of sessions) if (s.term) await new Promise((r) => s.term.write('', r))
   await sleep(500)
   collect()
   await sleep(100)

@@ -1,6 +1,9 @@
 'use strict'
 // Case 4: spawn-to-exit rate of a trivial program (`true`), sequentially:
-// spawn, wait for the reported exit, next. Rounds alternate implementations.
+// spawn, wait for the reported exit, next. The implementations take turns
+// spawn by spawn, so that load from elsewhere on a shared machine hits them
+// alike; a round's rate for an implementation is its spawns divided by the
+// time they took.
 //
 //   node --expose-gc bench/cases/spawn.js [--n=150] [--rounds=3]
 
@@ -13,22 +16,30 @@ const N = Number(opts.n || 150)
 const ROUNDS = Number(opts.rounds || 3)
 const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty').split(',').map((n) => ALL[n])
 
-async function round(impl, n) {
-  collect()
+async function once(impl) {
   const t0 = performance.now()
-  for (let i = 0; i < n; i++) {
-    const s = impl.spawn({ command: 'true' })
-    await s.exited
-    if (s.dispose) s.dispose()
+  const s = impl.spawn({ command: 'true' })
+  await s.exited
+  if (s.dispose) s.dispose()
+  return performance.now() - t0
+}
+
+/** One round: spawns per second of each implementation. */
+async function round(n) {
+  collect()
+  const ms = new Map(IMPLS.map((i) => [i.name, 0]))
+  for (let k = 0; k < n; k++) {
+    for (const impl of rotate(IMPLS, k)) ms.set(impl.name, ms.get(impl.name) + (await once(impl)))
   }
-  return n / ((performance.now() - t0) / 1000)
+  return new Map([...ms].map(([name, t]) => [name, n / (t / 1000)]))
 }
 
 async function main() {
-  for (const impl of IMPLS) await round(impl, 10) // warm-up
+  await round(10) // warm-up
   const per = new Map(IMPLS.map((i) => [i.name, []]))
   for (let r = 0; r < ROUNDS; r++) {
-    for (const impl of rotate(IMPLS, r)) per.get(impl.name).push(await round(impl, N))
+    const rates = await round(N)
+    for (const impl of IMPLS) per.get(impl.name).push(rates.get(impl.name))
   }
   const rows = IMPLS.map((impl) => {
     const rate = summary(per.get(impl.name))
