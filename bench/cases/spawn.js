@@ -2,6 +2,8 @@
 // Case 4: spawn-to-exit rate of a trivial program (`true`), sequentially:
 // spawn, wait for the reported exit, next. The implementations take turns
 // spawn by spawn, so that load from elsewhere on a shared machine hits them
+// alike, in a shuffled order, so that work one library leaves behind after
+// its exit (closing handles, reaping threads) lands on each of the others
 // alike; a round's rate for an implementation is its spawns divided by the
 // time they took.
 //
@@ -9,7 +11,7 @@
 
 const { performance } = require('node:perf_hooks')
 const { ALL } = require('../lib/impls')
-const { summary, rotate, collect, emit, log, argv } = require('../lib/stats')
+const { summary, shuffled, collect, emit, log, argv } = require('../lib/stats')
 
 const opts = argv()
 const N = Number(opts.n || 150)
@@ -29,7 +31,7 @@ async function round(n) {
   collect()
   const ms = new Map(IMPLS.map((i) => [i.name, 0]))
   for (let k = 0; k < n; k++) {
-    for (const impl of rotate(IMPLS, k)) ms.set(impl.name, ms.get(impl.name) + (await once(impl)))
+    for (const impl of shuffled(IMPLS, k)) ms.set(impl.name, ms.get(impl.name) + (await once(impl)))
   }
   return new Map([...ms].map(([name, t]) => [name, n / (t / 1000)]))
 }

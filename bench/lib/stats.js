@@ -28,6 +28,28 @@ function rotate(list, k) {
   return list.map((_, i) => list[(i + k) % n])
 }
 
+/**
+ * A pseudo-random permutation of `list` (seeded, so runs are repeatable): each
+ * element follows each other one about equally often, which a rotation does
+ * not give.
+ */
+function shuffled(list, seed) {
+  const out = [...list]
+  // mulberry32: a small, well-mixed generator.
+  let a = (seed + 0x6d2b79f5) >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), a | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1))
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /** Collects garbage when the process runs with --expose-gc. */
@@ -57,4 +79,4 @@ function argv() {
   return out
 }
 
-module.exports = { quantile, median, summary, rotate, sleep, collect, emit, log, argv }
+module.exports = { quantile, median, summary, rotate, shuffled, sleep, collect, emit, log, argv }
