@@ -20,6 +20,12 @@ const { summary, sleep, collect, emit, log, argv } = require('../lib/stats')
 const opts = argv()
 const N = Number(opts.n || 500)
 
+/** The soft limit on open descriptors (each session holds up to 3). */
+function fdLimit() {
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'))
+  return !m || m[1] === 'unlimited' ? Infinity : Number(m[1])
+}
+
 function rssKb() {
   // VmRSS from /proc is what the kernel charges; memoryUsage().rss is the same number.
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))
@@ -58,6 +64,9 @@ async function child(impl) {
 }
 
 function driver() {
+  if (fdLimit() < 4 * N + 256) {
+    throw new Error(`${N} sessions need about ${4 * N + 256} open files; raise the limit (ulimit -n) or pass --n`)
+  }
   const repeats = Number(opts.repeats || 2)
   const names = (opts.impls || 'ptypilot,node-pty+xterm,node-pty,ruspty').split(',')
   const per = new Map(names.map((n) => [n, []]))
