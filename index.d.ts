@@ -90,6 +90,7 @@ export interface PtyExit {
 /** Where the cursor is (0-based) and whether it is shown. */
 export interface CursorPosition {
   row: number
+  /** At most `cols - 1`: after a character in the last column the cursor stays there (a wrap is pending). */
   col: number
   visible: boolean
 }
@@ -203,7 +204,8 @@ export declare class PtySession {
   /**
    * Pastes text. When the program enabled bracketed paste (mode 2004) the text is wrapped in
    * paste markers (markers inside the text are removed), so editors and shells take it literally;
-   * otherwise it is typed as is.
+   * otherwise it is typed as is. Line breaks (`\n`, `\r\n`) are sent as `\r` (Enter), as terminals
+   * paste them.
    */
   paste(text: string): void
   /** Resizes the terminal; the program gets SIGWINCH. `ERR_INVALID_ARG` out of range, `ERR_NOT_RUNNING` after the exit. */
@@ -214,7 +216,8 @@ export declare class PtySession {
   read(options?: ReadOptions): ReadResult
   /**
    * Resolves when no output came for `quietMs` and no synchronized-output block (mode 2026) is open,
-   * or at once when the program has exited and its output was drained.
+   * or at once when the program has exited and its output was drained. Input (`write`, `sendKeys`,
+   * `paste`) and `resize` restart the quiet period, so a settle right after a keystroke waits for the answer.
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**

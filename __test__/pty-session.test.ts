@@ -632,7 +632,7 @@ describe('waitFor on right-trimmed rows', () => {
     const { match } = await python.waitFor('>>> ')
     expect(match).toBe('>>>')
     python.write('6 * 7\r')
-    const { screen } = await python.waitFor(/^42$/m)
+    const { screen } = await python.waitFor(/^42\n>>>$/m)
     expect(screen.text).toBe('>>> 6 * 7\n42\n>>>')
     python.sendKeys('ctrl+d')
     expect((await python.exited).exitCode).toBe(0)

@@ -574,11 +574,16 @@ const PASTE_END: &[u8] = b"\x1b[201~";
 /// `ESC[200~` … `ESC[201~`, and any paste markers inside it are removed
 /// first so the pasted text cannot end the paste early and have the rest
 /// run as typed keys. Otherwise the text is sent as is.
+///
+/// Either way line breaks (`\n`, `\r\n`) are sent as `\r`, as terminals
+/// paste them (xterm, xterm.js, tmux): a line break is the Enter key, and a
+/// bare `\n` is ctrl+J, which raw-mode programs may bind to something else.
 pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
+    let text = text.replace("\r\n", "\r").replace('\n', "\r");
     if !bracketed {
-        return text.as_bytes().to_vec();
+        return text.into_bytes();
     }
-    let mut body = text.as_bytes().to_vec();
+    let mut body = text.into_bytes();
     // Repeat until stable: removing one marker can join the halves of another
     // (`ESC[20` + `ESC[201~` + `1~`).
     loop {
@@ -974,8 +979,11 @@ mod tests {
     }
 
     #[test]
-    fn paste_plain_is_unchanged() {
-        assert_eq!(paste_bytes("echo hi\nls", false), b"echo hi\nls");
+    fn paste_plain_is_unchanged_but_for_line_breaks() {
+        assert_eq!(
+            paste_bytes("echo hi\nls\r\nx\r", false),
+            b"echo hi\rls\rx\r"
+        );
         assert_eq!(paste_bytes("a\x1b[201~b", false), b"a\x1b[201~b");
     }
 
@@ -985,7 +993,7 @@ mod tests {
         assert_eq!(paste_bytes("", true), b"\x1b[200~\x1b[201~");
         assert_eq!(
             paste_bytes("a\x1b[201~rm -rf /\n", true),
-            b"\x1b[200~arm -rf /\n\x1b[201~"
+            b"\x1b[200~arm -rf /\r\x1b[201~"
         );
         assert_eq!(
             paste_bytes("\x1b[200~x\x1b[201~", true),

@@ -901,7 +901,10 @@ mod tests {
             assert_eq!(kids.len(), 1);
             assert_eq!(kids[0].args().unwrap(), ["sleep", "30"]);
             assert_eq!(sh.args().unwrap(), ["sh", "-c", "sleep 30 & wait"]);
-            assert_eq!(kill_tree(&sh, Signal::SIGTERM), 2);
+            // Children first: the sleep, then the shell, unless the shell's
+            // `wait` saw the sleep die and it exited before its own signal.
+            let signalled = kill_tree(&sh, Signal::SIGTERM);
+            assert!((1..=2).contains(&signalled), "signalled {signalled}");
             child.0.wait().unwrap();
             wait_until("sleep exited", || !kids[0].alive());
         }

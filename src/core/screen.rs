@@ -3,7 +3,10 @@
 //! A small wrapper around `vt100` (so the emulator can be swapped) that adds
 //! what `vt100` leaves to its user: answers to terminal queries (cursor
 //! position, device status and attributes, colours, mode 2026 support), the
-//! window title, synchronized-output tracking, and plain-text snapshots.
+//! window title, synchronized-output tracking, and plain-text snapshots; and,
+//! in [`compat`], the xterm behaviour vt100 lacks (line-drawing character
+//! sets, insert mode, tab stops, modes 1047/1048, ...), so snapshots match what
+//! xterm shows for the same output.
 //!
 //! ```
 //! use ptypilot::core::screen::Screen;
@@ -20,6 +23,8 @@
 use std::num::NonZeroU16;
 
 use super::error::{Error, Result};
+
+mod compat;
 
 /// Smallest and largest accepted column count.
 pub const COLS_RANGE: (u16, u16) = (2, 1000);
@@ -53,7 +58,7 @@ pub struct Snapshot {
     pub lines: Vec<String>,
     /// Cursor row (0-based).
     pub cursor_row: u16,
-    /// Cursor column (0-based).
+    /// Cursor column (0-based, at most `cols - 1`).
     pub cursor_col: u16,
     /// False when the program hid the cursor.
     pub cursor_visible: bool,
@@ -81,12 +86,18 @@ pub struct Modes {
 /// The screen model of one terminal.
 pub struct Screen {
     parser: vt100::Parser<Hooks>,
+    compat: compat::Compat,
 }
+
+/// Titles kept by the title stack (as xterm.js).
+const TITLE_STACK_LIMIT: usize = 10;
 
 /// What `vt100` reports through callbacks.
 #[derive(Default)]
 struct Hooks {
     title: String,
+    /// Titles saved by `CSI 22 t` (XTWINOPS push), restored by `CSI 23 t`.
+    title_stack: Vec<String>,
     /// Bytes to send back to the program, in the order it asked.
     replies: Vec<u8>,
     /// Inside a synchronized-output block (mode 2026 set).
@@ -113,13 +124,13 @@ impl vt100::Callbacks for Hooks {
             (None, None, 'n') if first == 5 => self.replies.extend_from_slice(b"\x1b[0n"),
             // DSR: cursor position report (1-based).
             (None, None, 'n') if first == 6 => {
-                let (row, col) = screen.cursor_position();
+                let (row, col) = cursor_on_screen(screen);
                 let reply = format!("\x1b[{};{}R", row + 1, col + 1);
                 self.replies.extend_from_slice(reply.as_bytes());
             }
             // DECXCPR: the same with a `?`.
             (Some(b'?'), None, 'n') if first == 6 => {
-                let (row, col) = screen.cursor_position();
+                let (row, col) = cursor_on_screen(screen);
                 let reply = format!("\x1b[?{};{}R", row + 1, col + 1);
                 self.replies.extend_from_slice(reply.as_bytes());
             }
@@ -134,6 +145,23 @@ impl vt100::Callbacks for Hooks {
                 let reply = format!("\x1bP>|ptypilot({})\x1b\\", env!("CARGO_PKG_VERSION"));
                 self.replies.extend_from_slice(reply.as_bytes());
             }
+            // Push and pop the title (XTWINOPS 22/23; `;1` is the icon name
+            // alone, which we do not keep). Programs such as vim push the
+            // title before setting their own and pop it when they exit.
+            (None, None, 't') if matches!(first, 22 | 23) => {
+                let which = params.get(1).and_then(|p| p.first()).copied().unwrap_or(0);
+                if which == 1 {
+                    return;
+                }
+                if first == 22 {
+                    if self.title_stack.len() == TITLE_STACK_LIMIT {
+                        self.title_stack.remove(0);
+                    }
+                    self.title_stack.push(self.title.clone());
+                } else if let Some(title) = self.title_stack.pop() {
+                    self.title = title;
+                }
+            }
             // Window size in characters.
             (None, None, 't') if first == 18 => {
                 let (rows, cols) = screen.size();
@@ -143,12 +171,8 @@ impl vt100::Callbacks for Hooks {
             // Synchronized output (mode 2026) begins / ends.
             (Some(b'?'), None, 'h') if has(2026) => self.synchronized = true,
             (Some(b'?'), None, 'l') if has(2026) => self.synchronized = false,
-            // DECRQM for mode 2026: supported, currently set (1) or reset (2).
-            (Some(b'?'), Some(b'$'), 'p') if first == 2026 => {
-                let state = if self.synchronized { 1 } else { 2 };
-                let reply = format!("\x1b[?2026;{state}$y");
-                self.replies.extend_from_slice(reply.as_bytes());
-            }
+            // DECRQM (mode queries) is answered in `compat`, which knows the
+            // modes vt100 does not keep.
             _ => {}
         }
     }
@@ -183,13 +207,14 @@ impl Screen {
                 scrollback,
                 Hooks::default(),
             ),
+            compat: compat::Compat::new(nz(cols).get()),
         }
     }
 
     /// Feeds program output; appends the answers to any terminal queries in
     /// it to `replies` (they must be written back to the program).
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
-        self.parser.process(bytes);
+        self.compat.process(&mut self.parser, bytes);
         let hooks = self.parser.callbacks_mut();
         if !hooks.replies.is_empty() {
             replies.append(&mut hooks.replies);
@@ -199,6 +224,7 @@ impl Screen {
     /// Changes the size; rows are truncated or padded, nothing is reflowed.
     pub fn resize(&mut self, rows: u16, cols: u16) {
         self.parser.set_size(nz(rows), nz(cols));
+        self.compat.resize(nz(cols).get());
     }
 
     /// `(rows, cols)`.
@@ -234,13 +260,16 @@ impl Screen {
     }
 
     /// Every visible row, right-trimmed.
+    ///
+    /// Only blank cells (spaces) are trimmed: a program that printed a
+    /// no-break or ideographic space at the end of a line still shows it.
     pub fn lines(&self) -> Vec<String> {
         let (_, cols) = self.size();
         self.parser
             .screen()
             .rows(0, cols)
             .map(|mut row| {
-                let trimmed = row.trim_end().len();
+                let trimmed = row.trim_end_matches(' ').len();
                 row.truncate(trimmed);
                 row
             })
@@ -251,7 +280,7 @@ impl Screen {
     pub fn snapshot(&self) -> Snapshot {
         let screen = self.parser.screen();
         let lines = self.lines();
-        let (cursor_row, cursor_col) = screen.cursor_position();
+        let (cursor_row, cursor_col) = cursor_on_screen(screen);
         let (rows, cols) = self.size();
         Snapshot {
             text: join_trimmed(&lines),
@@ -265,6 +294,15 @@ impl Screen {
             title: self.parser.callbacks().title.clone(),
         }
     }
+}
+
+/// The cursor position, with the column on the screen: after a character
+/// was written into the last column vt100 keeps the cursor one past it (until
+/// the next character wraps); terminals show and report it on the last column.
+fn cursor_on_screen(screen: &vt100::Screen) -> (u16, u16) {
+    let (row, col) = screen.cursor_position();
+    let (_, cols) = screen.size();
+    (row, col.min(cols.get() - 1))
 }
 
 /// Joins rows with `\n`, dropping trailing blank rows.
@@ -302,6 +340,22 @@ mod tests {
     }
 
     #[test]
+    fn only_blank_cells_are_trimmed() {
+        let (screen, _) = screen_of("a\u{a0}\r\nb\u{3000}\r\nc\t\r\n".as_bytes());
+        let snap = screen.snapshot();
+        assert_eq!(&snap.lines[..3], ["a\u{a0}", "b\u{3000}", "c"]);
+        assert_eq!(snap.text, "a\u{a0}\nb\u{3000}\nc");
+    }
+
+    #[test]
+    fn a_row_of_spaces_is_blank_and_inner_gaps_stay() {
+        let (screen, _) = screen_of(b"      \r\n\x1b[2;5Hx\x1b[3;1H\x1b[44m\x1b[K\x1b[m");
+        let snap = screen.snapshot();
+        assert_eq!(&snap.lines[..3], ["", "    x", ""]);
+        assert_eq!(snap.text, "\n    x");
+    }
+
+    #[test]
     fn empty_screen_is_empty_text() {
         let (screen, _) = screen_of(b"");
         let snap = screen.snapshot();
@@ -335,7 +389,8 @@ mod tests {
         let snap = screen.snapshot();
         assert!(snap.alt_screen);
         assert!(!snap.cursor_visible);
-        assert_eq!(snap.text, "full");
+        // The alternate screen starts blank; the cursor stays where it was.
+        assert_eq!(snap.text, "    full");
         let mut replies = Vec::new();
         screen.process(b"\x1b[?1049l\x1b[?25h", &mut replies);
         let snap = screen.snapshot();
@@ -392,6 +447,20 @@ mod tests {
         let mut r = Vec::new();
         screen.process(b"\x1b]2;second\x1b\\", &mut r);
         assert_eq!(screen.snapshot().title, "second");
+    }
+
+    #[test]
+    fn title_stack_push_and_pop() {
+        let (mut screen, _) = screen_of(b"\x1b]2;shell\x07\x1b[22;0t\x1b]2;vim\x07");
+        assert_eq!(screen.snapshot().title, "vim");
+        let mut r = Vec::new();
+        screen.process(b"\x1b[23;0t", &mut r);
+        assert_eq!(screen.snapshot().title, "shell");
+        // Icon-name only (`;1`) leaves the title alone; popping an empty
+        // stack too.
+        screen.process(b"\x1b[22;1t\x1b]2;x\x07\x1b[23;1t\x1b[23t", &mut r);
+        assert_eq!(screen.snapshot().title, "x");
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -215,7 +215,10 @@ struct Inner {
     transcript: Transcript,
     /// Output bytes processed so far.
     seq: u64,
-    last_output: Instant,
+    /// Last output processed, input written or resize: the settle clock. Input
+    /// counts so that a settle right after a keystroke waits for the answer
+    /// instead of returning at once because the screen was quiet before it.
+    last_activity: Instant,
     outbox: Outbox,
     sink: Option<Arc<dyn EventSink>>,
     /// Output goes to the listener (not only the exit).
@@ -271,7 +274,7 @@ impl Session {
                 screen: Screen::new(opts.rows, opts.cols, opts.scrollback),
                 transcript: Transcript::new(opts.transcript_limit),
                 seq: 0,
-                last_output: now,
+                last_activity: now,
                 outbox: Outbox::default(),
                 sink_output: opts.stream_output,
                 sink: None,
@@ -392,6 +395,7 @@ impl Session {
         if inner.exit.is_some() {
             return Err(not_running("write to"));
         }
+        inner.last_activity = Instant::now();
         let mut rest = data;
         if inner.queue.is_empty() {
             let n = write_some(fd, rest);
@@ -431,6 +435,8 @@ impl Session {
         };
         set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
         inner.screen.resize(rows, cols);
+        // The program redraws for the new size (SIGWINCH).
+        inner.last_activity = Instant::now();
         Ok(())
     }
 
@@ -549,8 +555,8 @@ impl Session {
         }
     }
 
-    /// Waits until no output came for `quiet` and no synchronized-output block
-    /// is open, or the session ended. Returns `false` when `timeout` passed
+    /// Waits until no output came (and no input was written) for `quiet` and
+    /// no synchronized-output block is open, or the session ended. Returns `false` when `timeout` passed
     /// first.
     pub async fn wait_settle(&self, quiet: Duration, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
@@ -561,7 +567,7 @@ impl Session {
                 let inner = self.lock();
                 (
                     inner.exit.is_some(),
-                    inner.last_output,
+                    inner.last_activity,
                     inner.screen.synchronized(),
                 )
             };
@@ -1325,7 +1331,7 @@ impl Loop {
                 capture.push(&text);
             }
             inner.seq += self.batch.len() as u64;
-            inner.last_output = Instant::now();
+            inner.last_activity = Instant::now();
             let mut wake = false;
             if inner.sink_output && !text.is_empty() {
                 if inner.outbox.data.is_empty() {

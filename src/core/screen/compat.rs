@@ -1,0 +1,999 @@
+//! xterm behaviour that `vt100` lacks, emulated on top of it.
+//!
+//! A small scanner follows the escape-sequence grammar alongside vt100's
+//! parser (the same states as `vte`, which vt100 uses) and finds the places
+//! where the screen model needs help. [`Compat::process`] feeds the output to
+//! vt100 in slices cut at those places and applies a fix-up in between, so the
+//! screen ends up the way xterm (and xterm.js) would show it:
+//!
+//! - **character sets**: `ESC ( 0` / `ESC ) 0` (DEC line drawing, which
+//!   ncurses uses for boxes and borders), `ESC ( A` (UK) and SO/SI; mapped
+//!   characters are fed to vt100 as their Unicode forms;
+//! - **alternate screen**: modes 1047 (switch) and 1048 (save/restore
+//!   cursor); a switch by 47, 1047 or 1049 keeps the cursor where it was, and
+//!   the alternate screen starts blank, as in xterm;
+//! - **SCOSC/SCORC** (`CSI s`, `CSI u`): save and restore the cursor;
+//! - **IND/NEL** (`ESC D`, `ESC E`) and the DECALN test pattern (`ESC # 8`);
+//! - **tab stops**: `ESC H` sets one, `CSI g` / `CSI 3 g` clear, `CSI I` /
+//!   `CSI Z` move forward / back by stops;
+//! - **insert mode** (IRM, `CSI 4 h`): printed characters push the rest of
+//!   the line right (ncurses inserts characters this way);
+//! - **no auto-wrap** (DECAWM off, `CSI ? 7 l`): output at the right margin
+//!   overwrites the last column instead of wrapping;
+//! - **DECRQM** (`CSI ? Ps $ p`, `CSI Ps $ p`): modes are reported (set,
+//!   reset, or not recognised), so a program that asks does not wait;
+//! - **the right margin**: after a character was written into the last
+//!   column, vt100 keeps the cursor one past it; xterm keeps it on the last
+//!   column with a wrap pending, so backspace, line feed and relative moves
+//!   start from there.
+//!
+//! Everything else goes to vt100 untouched; the scanner's fast path skips
+//! plain text up to the next control character.
+
+use vt100::{MouseProtocolEncoding, MouseProtocolMode};
+
+use super::Hooks;
+
+type Parser = vt100::Parser<Hooks>;
+
+/// The character set designated into G0 or G1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Charset {
+    #[default]
+    Ascii,
+    /// DEC special graphics (line drawing), `ESC ( 0`.
+    DecGraphics,
+    /// United Kingdom, `ESC ( A`: `#` is `£`.
+    Uk,
+}
+
+impl Charset {
+    fn from_final(b: u8) -> Charset {
+        match b {
+            b'0' => Charset::DecGraphics,
+            b'A' => Charset::Uk,
+            _ => Charset::Ascii,
+        }
+    }
+
+    /// The Unicode form of `b` in this set, if it differs from ASCII.
+    fn map(self, b: u8) -> Option<&'static str> {
+        match self {
+            Charset::Ascii => None,
+            Charset::Uk => (b == b'#').then_some("£"),
+            Charset::DecGraphics => {
+                // xterm's table for 0x60..=0x7e.
+                const TABLE: [&str; 31] = [
+                    "◆", "▒", "␉", "␌", "␍", "␊", "°", "±", "␤", "␋", "┘", "┐", "┌", "└", "┼", "⎺",
+                    "⎻", "─", "⎼", "⎽", "├", "┤", "┴", "┬", "│", "≤", "≥", "π", "≠", "£", "·",
+                ];
+                (0x60..=0x7e)
+                    .contains(&b)
+                    .then(|| TABLE[usize::from(b - 0x60)])
+            }
+        }
+    }
+}
+
+/// Where the scanner is in the escape-sequence grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum State {
+    #[default]
+    Ground,
+    /// After ESC.
+    Escape,
+    /// After ESC and an intermediate byte (`ESC (`, `ESC #`).
+    EscapeIntermediate,
+    /// Inside `ESC [`, collecting parameters.
+    Csi,
+    /// Inside a malformed CSI sequence, waiting for its final byte.
+    CsiIgnore,
+    /// Inside an OSC string (BEL or ST ends it).
+    Osc,
+    /// Inside a DCS, SOS, PM or APC string (only ST ends it).
+    String,
+}
+
+/// Parameters of the CSI sequence being scanned.
+#[derive(Debug, Clone, Default)]
+struct CsiParams {
+    /// Private marker (`?`, `>`, `<`, `=`), or 0.
+    private: u8,
+    /// First intermediate byte (`!`, `$`, ` `), or 0.
+    intermediate: u8,
+    /// Top-level parameters (sub-parameters after `:` are skipped).
+    values: Vec<u16>,
+    /// The parameter being read (`None` before its first digit).
+    current: Option<u16>,
+    /// Inside a `:` sub-parameter.
+    sub: bool,
+    /// At least one `;` or digit was seen.
+    any: bool,
+}
+
+impl CsiParams {
+    fn clear(&mut self) {
+        self.private = 0;
+        self.intermediate = 0;
+        self.values.clear();
+        self.current = None;
+        self.sub = false;
+        self.any = false;
+    }
+
+    fn end_param(&mut self) {
+        if !self.sub {
+            self.values.push(self.current.unwrap_or(0));
+        }
+        self.current = None;
+        self.sub = false;
+    }
+
+    /// The first parameter, with `default` for a missing or zero one.
+    fn first_or(&self, default: u16) -> u16 {
+        match self.values.first() {
+            Some(0) | None => default,
+            Some(&n) => n,
+        }
+    }
+}
+
+/// What was saved with the cursor (DECSC, SCOSC, mode 1048/1049).
+#[derive(Debug, Clone, Copy, Default)]
+struct SavedCharsets {
+    sets: [Charset; 2],
+    shift: usize,
+}
+
+/// The state vt100 does not keep, and the scanner.
+#[derive(Debug)]
+pub(super) struct Compat {
+    state: State,
+    /// First intermediate after ESC.
+    esc_intermediate: u8,
+    csi: CsiParams,
+    /// Index in the current chunk where the sequence being scanned began
+    /// (`None` when it began in an earlier chunk).
+    seq_start: Option<usize>,
+    /// The byte before the sequence being scanned was part of a printed
+    /// character (so the cursor may sit at the right margin).
+    printed_before_seq: bool,
+    /// The last ground byte was part of a printed character.
+    printed: bool,
+    /// Continuation bytes still expected for the current UTF-8 character.
+    utf8_pending: u8,
+    /// G0 and G1.
+    sets: [Charset; 2],
+    /// 0 when G0 is in use (SI), 1 after SO.
+    shift: usize,
+    saved: SavedCharsets,
+    /// Insert mode (IRM).
+    insert: bool,
+    /// Auto-wrap mode (DECAWM); on unless the program turned it off.
+    autowrap: bool,
+    /// Tab stops, once the program changed them; `None` means every 8
+    /// columns, which is what vt100 does by itself.
+    tabs: Option<Vec<bool>>,
+    /// A non-ASCII character printed in insert mode, whose width is known
+    /// only after vt100 placed it: `(row, col)` before it.
+    insert_pending: Option<(u16, u16)>,
+    cols: u16,
+}
+
+/// `CSI n X` for a final byte `X`.
+fn csi(n: u16, fin: u8) -> Vec<u8> {
+    format!("\x1b[{n}{}", fin as char).into_bytes()
+}
+
+impl Compat {
+    pub(super) fn new(cols: u16) -> Compat {
+        Compat {
+            state: State::Ground,
+            esc_intermediate: 0,
+            csi: CsiParams::default(),
+            seq_start: None,
+            printed_before_seq: false,
+            printed: false,
+            utf8_pending: 0,
+            sets: [Charset::Ascii; 2],
+            shift: 0,
+            saved: SavedCharsets::default(),
+            insert: false,
+            autowrap: true,
+            tabs: None,
+            insert_pending: None,
+            cols,
+        }
+    }
+
+    /// The terminal got `cols` columns; new columns get the default stops.
+    pub(super) fn resize(&mut self, cols: u16) {
+        if let Some(tabs) = &mut self.tabs {
+            let old = tabs.len();
+            tabs.resize(usize::from(cols), false);
+            for (col, stop) in tabs.iter_mut().enumerate().skip(old) {
+                *stop = col % 8 == 0 && col > 0;
+            }
+        }
+        self.cols = cols;
+    }
+
+    /// True when printed characters need a look (mapping, insert, no wrap).
+    fn print_sensitive(&self) -> bool {
+        self.insert || !self.autowrap || self.sets[self.shift] != Charset::Ascii
+    }
+
+    /// Feeds `bytes` to `parser`, with the fix-ups described in the module
+    /// documentation.
+    pub(super) fn process(&mut self, parser: &mut Parser, bytes: &[u8]) {
+        let mut run = Run {
+            parser,
+            bytes,
+            done: 0,
+        };
+        self.seq_start = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match self.state {
+                State::Ground => {
+                    if !self.print_sensitive() && self.insert_pending.is_none() {
+                        // Fast path: plain text up to the next control byte.
+                        let n = bytes[i..]
+                            .iter()
+                            .position(|&b| b < 0x20 || b == 0x7f)
+                            .unwrap_or(bytes.len() - i);
+                        if n > 0 {
+                            self.printed = true;
+                            self.utf8_pending = 0;
+                            i += n;
+                            continue;
+                        }
+                    }
+                    self.ground(&mut run, i, b);
+                }
+                State::Escape => self.escape(&mut run, i, b),
+                State::EscapeIntermediate => match b {
+                    0x20..=0x2f => {}
+                    0x30..=0x7e => {
+                        self.state = State::Ground;
+                        self.esc_dispatch(&mut run, i, b);
+                    }
+                    _ => self.in_sequence_control(i, b),
+                },
+                State::Csi => self.csi_byte(&mut run, i, b),
+                State::CsiIgnore => match b {
+                    0x40..=0x7e => self.state = State::Ground,
+                    _ => self.in_sequence_control(i, b),
+                },
+                State::Osc | State::String => {
+                    let osc = self.state == State::Osc;
+                    match b {
+                        0x07 if osc => self.state = State::Ground,
+                        0x18 | 0x1a => self.state = State::Ground,
+                        0x1b => self.enter_escape(i, false),
+                        _ => {
+                            // Skip the string's body quickly.
+                            let n = bytes[i..]
+                                .iter()
+                                .position(|&b| {
+                                    matches!(b, 0x18 | 0x1a | 0x1b) || (osc && b == 0x07)
+                                })
+                                .unwrap_or(bytes.len() - i);
+                            i += n.max(1);
+                            continue;
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+        run.flush_to(bytes.len());
+        if self.state == State::Ground && self.utf8_pending == 0 {
+            self.resolve_insert(&mut run);
+        }
+    }
+
+    /// A control byte inside an escape sequence at `i`, as `vte` treats it:
+    /// CAN and SUB cancel the sequence, ESC starts a new one, the others are
+    /// executed without ending it (and without fix-ups here).
+    fn in_sequence_control(&mut self, i: usize, b: u8) {
+        match b {
+            0x18 | 0x1a => self.state = State::Ground,
+            0x1b => self.enter_escape(i, false),
+            _ => {}
+        }
+    }
+
+    fn enter_escape(&mut self, i: usize, printed_before: bool) {
+        self.state = State::Escape;
+        self.esc_intermediate = 0;
+        self.seq_start = Some(i);
+        self.printed_before_seq = printed_before;
+        self.printed = false;
+        self.utf8_pending = 0;
+    }
+
+    fn ground(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+        if self.insert_pending.is_some() && !(0x80..=0xbf).contains(&b) {
+            // The character printed in insert mode is complete.
+            run.flush_to(i);
+            self.resolve_insert(run);
+        }
+        match b {
+            0x1b => self.enter_escape(i, self.printed),
+            0x0e => {
+                self.shift = 1;
+                self.printed = false;
+            }
+            0x0f => {
+                self.shift = 0;
+                self.printed = false;
+            }
+            0x08 | 0x0a..=0x0c => {
+                if self.printed {
+                    run.flush_to(i);
+                    self.resolve_insert(run);
+                    clamp_pending_wrap(run.parser);
+                }
+                self.printed = false;
+            }
+            0x09 => {
+                if self.tabs.is_some() {
+                    run.flush_to(i);
+                    self.resolve_insert(run);
+                    let (_, col) = run.parser.screen().cursor_position();
+                    let target = self.next_stop(col, 1);
+                    run.inject(&csi(target + 1, b'G'));
+                    run.skip(i + 1);
+                }
+                self.printed = false;
+            }
+            0x00..=0x1f | 0x7f => self.printed = false,
+            0x80..=0xbf => {
+                self.utf8_pending = self.utf8_pending.saturating_sub(1);
+                self.printed = true;
+            }
+            _ => {
+                self.utf8_pending = match b {
+                    0xc0..=0xdf => 1,
+                    0xe0..=0xef => 2,
+                    0xf0..=0xff => 3,
+                    _ => 0,
+                };
+                if self.print_sensitive() || self.insert_pending.is_some() {
+                    self.print(run, i, b);
+                }
+                self.printed = true;
+            }
+        }
+    }
+
+    /// A character starts at `i` (its first byte is `b`) and something about
+    /// printing needs care.
+    fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+        run.flush_to(i);
+        self.resolve_insert(run);
+        let cols = self.cols;
+        let (row, mut col) = run.parser.screen().cursor_position();
+        if !self.autowrap && col >= cols {
+            // Without auto-wrap the last column is overwritten (xterm also
+            // drops a wide character that does not fit; vt100 wraps it).
+            run.inject(b"\x1b[D");
+            col = cols - 1;
+        }
+        if self.insert && col < cols {
+            if b < 0x80 {
+                run.inject(b"\x1b[@");
+            } else {
+                // Make room for a wide character; `resolve_insert` gives back
+                // what a narrow one did not use.
+                run.inject(b"\x1b[2@");
+                self.insert_pending = Some((row, col));
+            }
+        }
+        if b < 0x80
+            && let Some(mapped) = self.sets[self.shift].map(b)
+        {
+            run.inject(mapped.as_bytes());
+            run.skip(i + 1);
+        }
+    }
+
+    /// Removes the cell `print` made room for but a narrow (or zero-width)
+    /// character did not use.
+    fn resolve_insert(&mut self, run: &mut Run<'_, '_>) {
+        let Some((row, col)) = self.insert_pending.take() else {
+            return;
+        };
+        let (now_row, now_col) = run.parser.screen().cursor_position();
+        if now_row != row || now_col < col {
+            return;
+        }
+        match now_col - col {
+            0 => run.inject(b"\x1b[2P"),
+            1 => run.inject(b"\x1b[P"),
+            _ => {}
+        }
+    }
+
+    fn escape(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+        match b {
+            0x20..=0x2f => {
+                self.esc_intermediate = b;
+                self.state = State::EscapeIntermediate;
+            }
+            b'[' => {
+                self.csi.clear();
+                self.state = State::Csi;
+            }
+            b']' => self.state = State::Osc,
+            b'P' | b'X' | b'^' | b'_' => self.state = State::String,
+            0x30..=0x7e => {
+                self.state = State::Ground;
+                self.esc_dispatch(run, i, b);
+            }
+            _ => self.in_sequence_control(i, b),
+        }
+    }
+
+    fn esc_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+        match (self.esc_intermediate, b) {
+            (b'(', f) => self.sets[0] = Charset::from_final(f),
+            (b')', f) => self.sets[1] = Charset::from_final(f),
+            (0, b'7') => self.save_charsets(),
+            (0, b'8') => self.restore_charsets(),
+            (0, b'c') => {
+                // RIS: vt100 resets the screen; reset what we keep.
+                *self = Compat::new(self.cols);
+            }
+            // IND and NEL; RI (`ESC M`) vt100 does itself.
+            (0, b'D' | b'E' | b'M') => {
+                self.clamp_before_sequence(run);
+                run.flush_to(i + 1);
+                match b {
+                    b'D' => run.inject(b"\n"),
+                    b'E' => run.inject(b"\r\n"),
+                    _ => {}
+                }
+            }
+            // DECALN: the screen filled with `E`, margins reset, cursor home.
+            (b'#', b'8') => {
+                run.flush_to(i + 1);
+                let (rows, cols) = run.parser.screen().size();
+                let mut fill = b"\x1b[r".to_vec();
+                for row in 1..=rows.get() {
+                    fill.extend_from_slice(format!("\x1b[{row}H").as_bytes());
+                    fill.extend(std::iter::repeat_n(b'E', usize::from(cols.get())));
+                }
+                fill.extend_from_slice(b"\x1b[H");
+                run.inject(&fill);
+            }
+            // HTS: a tab stop at the cursor.
+            (0, b'H') => {
+                run.flush_to(i + 1);
+                let col = cursor_col(run.parser);
+                let tabs = self.tabs_mut();
+                if let Some(stop) = tabs.get_mut(usize::from(col)) {
+                    *stop = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn csi_byte(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+        let p = &mut self.csi;
+        match b {
+            b'0'..=b'9' if p.intermediate == 0 => {
+                let digit = u16::from(b - b'0');
+                p.current = Some(
+                    p.current
+                        .unwrap_or(0)
+                        .saturating_mul(10)
+                        .saturating_add(digit),
+                );
+                p.any = true;
+            }
+            b';' if p.intermediate == 0 => {
+                p.end_param();
+                p.any = true;
+            }
+            b':' if p.intermediate == 0 => {
+                if !p.sub {
+                    p.values.push(p.current.unwrap_or(0));
+                }
+                p.current = None;
+                p.sub = true;
+                p.any = true;
+            }
+            0x3c..=0x3f if p.private == 0 && !p.any && p.intermediate == 0 => p.private = b,
+            0x30..=0x3f => self.state = State::CsiIgnore,
+            0x20..=0x2f => {
+                if p.intermediate == 0 {
+                    p.intermediate = b;
+                }
+            }
+            0x40..=0x7e => {
+                if p.any {
+                    p.end_param();
+                }
+                self.state = State::Ground;
+                self.csi_dispatch(run, i, b);
+            }
+            _ => self.in_sequence_control(i, b),
+        }
+    }
+
+    fn csi_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, fin: u8) {
+        let p = &self.csi;
+        match (p.private, p.intermediate, fin) {
+            // Relative moves and edits start from the last column when a
+            // wrap is pending (xterm), not from one past it (vt100).
+            (0, 0, b'A' | b'B' | b'C' | b'D' | b'@' | b'P' | b'X' | b'L' | b'M') => {
+                self.clamp_before_sequence(run);
+            }
+            // SCOSC / SCORC.
+            (0, 0, b's' | b'u') if p.values.is_empty() => {
+                run.flush_to(i + 1);
+                if fin == b's' {
+                    run.inject(b"\x1b7");
+                    self.save_charsets();
+                } else {
+                    run.inject(b"\x1b8");
+                    self.restore_charsets();
+                }
+            }
+            // TBC: clear the stop at the cursor (0) or all stops (3).
+            (0, 0, b'g') => {
+                let which = p.values.first().copied().unwrap_or(0);
+                run.flush_to(i + 1);
+                let col = cursor_col(run.parser);
+                let tabs = self.tabs_mut();
+                match which {
+                    0 => {
+                        if let Some(stop) = tabs.get_mut(usize::from(col)) {
+                            *stop = false;
+                        }
+                    }
+                    3 => tabs.iter_mut().for_each(|s| *s = false),
+                    _ => {}
+                }
+            }
+            // CHT / CBT: forward / back by `n` tab stops.
+            (0, 0, b'I' | b'Z') => {
+                let n = p.first_or(1);
+                run.flush_to(i + 1);
+                let col = cursor_col(run.parser);
+                let target = if fin == b'I' {
+                    self.next_stop(col, n)
+                } else {
+                    self.previous_stop(col, n)
+                };
+                run.inject(&csi(target + 1, b'G'));
+            }
+            // SM / RM: insert mode.
+            (0, 0, b'h' | b'l') if p.values.contains(&4) => self.insert = fin == b'h',
+            (b'?', 0, b'h' | b'l') => self.dec_mode(run, i, fin == b'h'),
+            // DECRQM: report a mode (an unanswered query makes programs wait).
+            (b'?' | 0, b'$', b'p') => {
+                let mode = p.values.first().copied().unwrap_or(0);
+                let private = p.private == b'?';
+                run.flush_to(i + 1);
+                let state = self.mode_state(run.parser, private, mode);
+                let reply = if private {
+                    format!("\x1b[?{mode};{state}$y")
+                } else {
+                    format!("\x1b[{mode};{state}$y")
+                };
+                run.parser
+                    .callbacks_mut()
+                    .replies
+                    .extend_from_slice(reply.as_bytes());
+            }
+            // DECSTR, soft reset.
+            (0, b'!', b'p') => {
+                self.insert = false;
+                self.autowrap = true;
+                self.sets = [Charset::Ascii; 2];
+                self.shift = 0;
+            }
+            _ => {}
+        }
+    }
+
+    /// `CSI ? ... h` (`set`) or `l` ending at `i`.
+    fn dec_mode(&mut self, run: &mut Run<'_, '_>, i: usize, set: bool) {
+        let values = std::mem::take(&mut self.csi.values);
+        let switches = values.iter().any(|v| matches!(v, 47 | 1047 | 1049));
+        // Where the cursor was before the sequence (its parameter bytes do
+        // not move it): xterm keeps it across a screen switch.
+        run.flush_to(i);
+        let was_alt = run.parser.screen().alternate_screen();
+        let (row, col) = run.parser.screen().cursor_position();
+        run.flush_to(i + 1);
+        for &mode in &values {
+            match mode {
+                7 => self.autowrap = set,
+                1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
+                1048 => {
+                    run.inject(if set { b"\x1b7" } else { b"\x1b8" });
+                    if set {
+                        self.save_charsets();
+                    } else {
+                        self.restore_charsets();
+                    }
+                }
+                1049 if set && !was_alt => self.save_charsets(),
+                1049 if !set && was_alt => self.restore_charsets(),
+                _ => {}
+            }
+        }
+        if switches {
+            let alt = run.parser.screen().alternate_screen();
+            if alt && !was_alt && !values.contains(&1049) {
+                // xterm's alternate screen is blank each time it is entered
+                // (vt100 clears it only for 1049).
+                run.inject(b"\x1b[2J");
+            }
+            let restored = !set && values.contains(&1049);
+            if alt != was_alt && !restored {
+                let col = col.min(self.cols.saturating_sub(1));
+                run.inject(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
+            }
+        }
+        self.csi.values = values;
+    }
+
+    /// DECRQM's answer for a mode: 1 set, 2 reset, 0 not recognised.
+    fn mode_state(&self, parser: &Parser, private: bool, mode: u16) -> u8 {
+        let screen = parser.screen();
+        let set = match (private, mode) {
+            (false, 4) => self.insert,
+            (true, 1) => screen.application_cursor(),
+            (true, 7) => self.autowrap,
+            (true, 9) => screen.mouse_protocol_mode() == MouseProtocolMode::Press,
+            (true, 25) => !screen.hide_cursor(),
+            (true, 47 | 1047 | 1049) => screen.alternate_screen(),
+            (true, 1000) => screen.mouse_protocol_mode() == MouseProtocolMode::PressRelease,
+            (true, 1002) => screen.mouse_protocol_mode() == MouseProtocolMode::ButtonMotion,
+            (true, 1003) => screen.mouse_protocol_mode() == MouseProtocolMode::AnyMotion,
+            (true, 1005) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Utf8,
+            (true, 1006) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Sgr,
+            (true, 2004) => screen.bracketed_paste(),
+            (true, 2026) => parser.callbacks().synchronized,
+            _ => return 0,
+        };
+        if set { 1 } else { 2 }
+    }
+
+    /// For a sequence that xterm starts by moving the cursor off the
+    /// one-past-the-margin position: do that before feeding it.
+    fn clamp_before_sequence(&mut self, run: &mut Run<'_, '_>) {
+        if !self.printed_before_seq {
+            return;
+        }
+        if let Some(start) = self.seq_start
+            && start >= run.done
+        {
+            run.flush_to(start);
+            self.resolve_insert(run);
+            clamp_pending_wrap(run.parser);
+        }
+    }
+
+    fn save_charsets(&mut self) {
+        self.saved = SavedCharsets {
+            sets: self.sets,
+            shift: self.shift,
+        };
+    }
+
+    fn restore_charsets(&mut self) {
+        self.sets = self.saved.sets;
+        self.shift = self.saved.shift;
+    }
+
+    fn tabs_mut(&mut self) -> &mut Vec<bool> {
+        let cols = usize::from(self.cols);
+        self.tabs
+            .get_or_insert_with(|| (0..cols).map(|c| c % 8 == 0 && c > 0).collect())
+    }
+
+    /// The column `n` tab stops right of `col` (the last column if none).
+    fn next_stop(&self, col: u16, n: u16) -> u16 {
+        let last = self.cols.saturating_sub(1);
+        let mut col = col.min(last);
+        for _ in 0..n {
+            col = match &self.tabs {
+                Some(tabs) => (usize::from(col) + 1..usize::from(self.cols))
+                    .find(|&c| tabs[c])
+                    .map_or(last, |c| c as u16),
+                None => (col / 8 + 1).saturating_mul(8).min(last),
+            };
+        }
+        col
+    }
+
+    /// The column `n` tab stops left of `col` (column 0 if none).
+    fn previous_stop(&self, col: u16, n: u16) -> u16 {
+        let mut col = col.min(self.cols.saturating_sub(1));
+        for _ in 0..n {
+            col = match &self.tabs {
+                Some(tabs) => (0..usize::from(col))
+                    .rev()
+                    .find(|&c| tabs[c])
+                    .map_or(0, |c| c as u16),
+                None => col.saturating_sub(1) / 8 * 8,
+            };
+        }
+        col
+    }
+}
+
+/// The cursor column, on the screen (not one past the last column).
+fn cursor_col(parser: &Parser) -> u16 {
+    let (_, cols) = parser.screen().size();
+    let (_, col) = parser.screen().cursor_position();
+    col.min(cols.get() - 1)
+}
+
+/// Moves the cursor from one past the last column (where vt100 leaves it
+/// after writing there) onto the last column, where xterm has it.
+fn clamp_pending_wrap(parser: &mut Parser) {
+    let (_, cols) = parser.screen().size();
+    let (_, col) = parser.screen().cursor_position();
+    if col >= cols.get() {
+        parser.process(b"\x1b[D");
+    }
+}
+
+/// One chunk being fed to the parser: `bytes[..done]` went in already.
+struct Run<'p, 'b> {
+    parser: &'p mut Parser,
+    bytes: &'b [u8],
+    done: usize,
+}
+
+impl Run<'_, '_> {
+    /// Feeds the chunk up to (not including) `end`.
+    fn flush_to(&mut self, end: usize) {
+        if end > self.done {
+            self.parser.process(&self.bytes[self.done..end]);
+            self.done = end;
+        }
+    }
+
+    /// Feeds bytes that are not in the chunk (everything before them must
+    /// have been flushed, and the parser must be between sequences).
+    fn inject(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+    }
+
+    /// Marks the chunk up to `end` as handled without feeding it.
+    fn skip(&mut self, end: usize) {
+        self.done = self.done.max(end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::screen::{Screen, Snapshot};
+
+    fn feed(bytes: &[u8]) -> Screen {
+        let mut screen = Screen::new(24, 80, 100);
+        screen.process(bytes, &mut Vec::new());
+        screen
+    }
+
+    fn snap(bytes: &[u8]) -> Snapshot {
+        feed(bytes).snapshot()
+    }
+
+    fn cursor(s: &Snapshot) -> (u16, u16) {
+        (s.cursor_row, s.cursor_col)
+    }
+
+    #[test]
+    fn dec_line_drawing_in_g0_and_g1() {
+        let s = snap(b"\x1b(0lqqk\x1b(B x\r\n\x1b)0a\x0elqk\x0fq\r\nxmj");
+        assert_eq!(&s.lines[..3], ["┌──┐ x", "a┌─┐q", "xmj"]);
+    }
+
+    #[test]
+    fn uk_charset_and_charsets_saved_with_the_cursor() {
+        // ESC 7 saves UK, ESC 8 brings it back; CSI s saves ASCII.
+        let s = snap(b"#\x1b(A#\x1b7\x1b(B\x1b8#\x1b[s\x1b(0\x1b[uq");
+        assert_eq!(s.lines[0], "#££q");
+    }
+
+    #[test]
+    fn ris_resets_the_character_sets() {
+        let s = snap(b"\x1b(0q\x1bcq");
+        assert_eq!(s.lines[0], "q");
+    }
+
+    #[test]
+    fn insert_mode_pushes_the_rest_of_the_line() {
+        let s = snap("abcdef\x1b[1;3H\x1b[4hXY日e\u{301}\x1b[4lZ".as_bytes());
+        assert_eq!(s.lines[0], "abXY日e\u{301}Zdef");
+        // Split in the middle of the wide character.
+        let mut screen = Screen::new(24, 80, 100);
+        let bytes = "abcdef\x1b[1;3H\x1b[4h日\x1b[4l".as_bytes();
+        let cut = bytes.len() - 6;
+        screen.process(&bytes[..cut], &mut Vec::new());
+        screen.process(&bytes[cut..], &mut Vec::new());
+        assert_eq!(screen.snapshot().lines[0], "ab日cdef");
+    }
+
+    #[test]
+    fn without_autowrap_the_last_column_is_overwritten() {
+        let mut bytes = b"\x1b[?7l".to_vec();
+        bytes.extend(std::iter::repeat_n(b'f', 85));
+        bytes.extend(b"g\x1b[?7h\r\nh");
+        let s = snap(&bytes);
+        assert_eq!(s.lines[0], format!("{}g", "f".repeat(79)));
+        assert_eq!(s.lines[1], "h");
+    }
+
+    #[test]
+    fn moves_from_the_right_margin_start_on_the_last_column() {
+        let p = "p".repeat(80);
+        // Backspace: one left of the last column.
+        assert_eq!(
+            snap(format!("{p}\x08!").as_bytes()).lines[0],
+            format!("{}!p", "p".repeat(78))
+        );
+        // Cursor left by 2.
+        assert_eq!(
+            snap(format!("{p}\x1b[2D!").as_bytes()).lines[0],
+            format!("{}!pp", "p".repeat(77))
+        );
+        // Line feed without carriage return: the next row, last column.
+        let s = snap(format!("{p}\ny").as_bytes());
+        assert_eq!(s.lines[1], format!("{}y", " ".repeat(79)));
+        // Cursor up, then a character: on the row above, last column.
+        let s = snap(format!("\r\n{p}\x1b[Ax").as_bytes());
+        assert_eq!(s.lines[0], format!("{}x", " ".repeat(79)));
+        // Delete a character: the last column's.
+        let s = snap(format!("{p}\x1b[P").as_bytes());
+        assert_eq!(s.lines[0], "p".repeat(79));
+    }
+
+    #[test]
+    fn cursor_at_the_margin_is_on_the_last_column() {
+        let s = snap("x".repeat(80).as_bytes());
+        assert_eq!(cursor(&s), (0, 79));
+    }
+
+    #[test]
+    fn tab_stops_set_cleared_and_moved_by() {
+        // Clear all, set at 4 and 10.
+        let s = snap(b"\x1b[3g\x1b[5G\x1bH\x1b[11G\x1bH\r1\t2\t3\t4");
+        assert_eq!(s.lines[0], format!("1   2     3{}4", " ".repeat(79 - 11)));
+        // Clear the stop at the cursor only; back tab.
+        let s = snap(b"\x1b[9G\x1b[g\r\tA\x1b[Z\x1b[ZB\x1b[2IC");
+        assert_eq!(s.lines[0], "B               A       C");
+    }
+
+    #[test]
+    fn tab_stops_follow_a_resize() {
+        let mut screen = feed(b"\x1b[3g\x1b[5G\x1bH");
+        screen.resize(24, 100);
+        screen.process(b"\r\t1\t2", &mut Vec::new());
+        let s = screen.snapshot();
+        assert_eq!(s.lines[0].find('1'), Some(4));
+        assert_eq!(s.lines[0].find('2'), Some(80));
+    }
+
+    #[test]
+    fn mode_1047_switches_screens_and_1048_saves_the_cursor() {
+        let mut screen = feed(b"main text\x1b[?1047halt");
+        let s = screen.snapshot();
+        assert!(s.alt_screen);
+        assert_eq!(s.lines[0], "         alt");
+        screen.process(
+            b"\x1b[?1047lback\x1b[3;4H\x1b[?1048h\x1b[9;9Hx\x1b[?1048ly",
+            &mut Vec::new(),
+        );
+        let s = screen.snapshot();
+        assert!(!s.alt_screen);
+        assert_eq!(s.lines[0], "main text   back");
+        assert_eq!(s.lines[2], "   y");
+    }
+
+    #[test]
+    fn the_alternate_screen_is_blank_on_entry_and_keeps_the_cursor() {
+        let s = snap(b"main\x1b[?47hone\x1b[?47l\x1b[?47h\x1b[Ht");
+        assert_eq!(s.text, "t");
+        let s = snap(b"main\x1b[?1049hfull");
+        assert_eq!(s.lines[0], "    full");
+        let s = snap(b"main\x1b[?1049hfull\x1b[?1049l!");
+        assert_eq!(s.lines[0], "main!");
+    }
+
+    #[test]
+    fn scosc_scorc_ind_nel_decaln() {
+        let s = snap(b"\x1b[3;3H\x1b[s\x1b[15;15Hz\x1b[uw");
+        assert_eq!(s.lines[2], "  w");
+        let s = snap(b"a\x1bEb\x1bDc");
+        assert_eq!(&s.lines[..3], ["a", "b", " c"]);
+        let s = snap(b"\x1b[5;10r\x1b#8");
+        assert!(s.lines.iter().all(|l| l == &"E".repeat(80)));
+        assert_eq!(cursor(&s), (0, 0));
+    }
+
+    #[test]
+    fn other_sequences_pass_through_untouched() {
+        // OSC and DCS payloads that look like sequences, CSIs with a
+        // private marker or an intermediate.
+        let s = snap(b"\x1b]0;t(0[4h\x07q\x1bP1$r(0[4h\x1b\\q\x1b[>4;2mq\x1b[?4hq\x1b[4$pq");
+        assert_eq!(s.lines[0], "qqqqq");
+        assert_eq!(s.title, "t(0[4h");
+        // A BEL inside a DCS string does not end it (only OSC ends on BEL).
+        let s = snap(b"\x1b(0q\x1bPx\x07qq\x1b\\q");
+        assert_eq!(s.lines[0], "──");
+    }
+
+    fn replies_to(bytes: &[u8]) -> String {
+        let mut screen = Screen::new(24, 80, 100);
+        let mut replies = Vec::new();
+        screen.process(bytes, &mut replies);
+        String::from_utf8(replies).unwrap()
+    }
+
+    #[test]
+    fn decrqm_reports_modes_in_order_with_other_replies() {
+        assert_eq!(
+            replies_to(
+                b"\x1b[?1h\x1b[?1$p\x1b[?7l\x1b[?7$p\x1b[?2004$p\x1b[5n\x1b[?1049h\x1b[?1049$p"
+            ),
+            "\x1b[?1;1$y\x1b[?7;2$y\x1b[?2004;2$y\x1b[0n\x1b[?1049;1$y"
+        );
+        assert_eq!(
+            replies_to(
+                b"\x1b[4h\x1b[4$p\x1b[?25l\x1b[?25$p\x1b[?1000h\x1b[?1006h\x1b[?1000$p\x1b[?1006$p"
+            ),
+            "\x1b[4;1$y\x1b[?25;2$y\x1b[?1000;1$y\x1b[?1006;1$y"
+        );
+        // Modes we do not know are reported as not recognised.
+        assert_eq!(
+            replies_to(b"\x1b[?12$p\x1b[20$p"),
+            "\x1b[?12;0$y\x1b[20;0$y"
+        );
+    }
+
+    #[test]
+    fn cursor_report_at_the_right_margin_names_the_last_column() {
+        let mut bytes = "x".repeat(80).into_bytes();
+        bytes.extend(b"\x1b[6n");
+        assert_eq!(replies_to(&bytes), "\x1b[1;80R");
+    }
+
+    /// The same output in any split gives the same screen.
+    #[test]
+    fn chunk_boundaries_do_not_matter() {
+        let samples: [&[u8]; 5] = [
+            "ab\x1b(0lqk\x1b(B\x1b[4h日e\u{301}\x1b[4l\x1b[3g\x1b[9G\x1bH\r\tT\x1b[?1047hA\x1b[?1047l\x1b[?7lzz\x1b[?7h".as_bytes(),
+            include_bytes!("../../../__test__/fixtures/vim.out"),
+            include_bytes!("../../../__test__/fixtures/less.out"),
+            include_bytes!("../../../__test__/fixtures/readline.out"),
+            include_bytes!("../../../__test__/fixtures/top.out"),
+        ];
+        for sample in samples {
+            let whole = snap(sample);
+            let mut bytewise = Screen::new(24, 80, 100);
+            for b in sample {
+                bytewise.process(std::slice::from_ref(b), &mut Vec::new());
+            }
+            assert_eq!(bytewise.snapshot(), whole);
+            for size in [2, 3, 7, 64] {
+                let mut chunked = Screen::new(24, 80, 100);
+                for chunk in sample.chunks(size) {
+                    chunked.process(chunk, &mut Vec::new());
+                }
+                assert_eq!(chunked.snapshot(), whole, "chunks of {size}");
+            }
+        }
+    }
+}
