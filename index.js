@@ -233,7 +233,7 @@ class PtySession {
   }
 
   screen() {
-    return this.#native.screen()
+    return withLines(this.#native.screen())
   }
 
   read(options) {
@@ -267,7 +267,7 @@ class PtySession {
     checkMillis(quietMs, 'options.quietMs')
     checkMillis(timeoutMs, 'options.timeoutMs')
     const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs)
-    return { ...screen, settled }
+    return { ...withLines(screen), settled }
   }
 
   async waitFor(pattern, options) {
@@ -296,7 +296,7 @@ class PtySession {
         cursor = chunk.cursor
         match = test(output)
       }
-      if (match !== null) return { match, screen }
+      if (match !== null) return { match, screen: withLines(screen) }
       if (ended) {
         const exit = await this.exited
         const err = codedError(
@@ -304,7 +304,7 @@ class PtySession {
           `the program exited (${describeExit(exit)}) before ${describePattern(pattern)} appeared in the ${where}; screen:\n${screen.text}`,
         )
         err.exit = exit
-        err.screen = screen
+        err.screen = withLines(screen)
         throw err
       }
       const remaining = deadline - Date.now()
@@ -313,7 +313,7 @@ class PtySession {
           'ERR_TIMEOUT',
           `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}; screen:\n${screen.text}`,
         )
-        err.screen = screen
+        err.screen = withLines(screen)
         throw err
       }
       await this.#native.waitOutput(screen.seq, remaining)
@@ -335,7 +335,7 @@ class PtySession {
         if (key !== last) {
           last = key
           try {
-            listener(screen)
+            listener(withLines(screen))
           } catch (err) {
             reportListenerError('onScreen', err)
           }
@@ -360,6 +360,19 @@ class PtySession {
       await this.exited
     }
   }
+}
+
+/**
+ * Adds `lines` (every visible row, `lines.length === rows`) to a native
+ * snapshot. The native side sends only `text` — the rows right-trimmed,
+ * trailing blank rows dropped, joined by `\n` — because splitting it here is
+ * cheaper than one N-API string per row; a row never contains a newline.
+ */
+function withLines(screen) {
+  const lines = screen.text === '' ? [] : screen.text.split('\n')
+  while (lines.length < screen.rows) lines.push('')
+  screen.lines = lines
+  return screen
 }
 
 function rejectUnknown(rest, what, known) {

@@ -58,12 +58,14 @@ pub struct CursorPosition {
 }
 
 /// What the terminal shows, as plain text.
+///
+/// `lines` is not here: the JS layer splits it from `text` (a row cannot
+/// contain a newline), which is cheaper than creating one string per row
+/// through N-API.
 #[napi(object)]
 pub struct ScreenSnapshot {
     /// Visible rows right-trimmed, trailing blank rows dropped, joined by `\n`.
     pub text: String,
-    /// Every visible row, right-trimmed (`lines.length === rows`).
-    pub lines: Vec<String>,
     /// Cursor position and visibility.
     pub cursor: CursorPosition,
     /// Width in columns.
@@ -82,7 +84,6 @@ impl ScreenSnapshot {
     fn new(s: Snapshot, seq: u64) -> Self {
         ScreenSnapshot {
             text: s.text,
-            lines: s.lines,
             cursor: CursorPosition {
                 row: s.cursor_row.into(),
                 col: s.cursor_col.into(),
