@@ -87,7 +87,13 @@ pub struct Modes {
 pub struct Screen {
     parser: vt100::Parser<Hooks>,
     compat: compat::Compat,
+    /// Skip plain-text lines that scroll out of the model anyway (see
+    /// [`Screen::process`]); off only to test that skipping changes nothing.
+    fast_forward: bool,
 }
+
+/// Plain text in a chunk shorter than this is always parsed line by line.
+const FAST_FORWARD_MIN: usize = 16 << 10;
 
 /// Titles kept by the title stack (as xterm.js).
 const TITLE_STACK_LIMIT: usize = 10;
@@ -208,17 +214,84 @@ impl Screen {
                 Hooks::default(),
             ),
             compat: compat::Compat::new(nz(cols).get()),
+            fast_forward: true,
         }
     }
 
     /// Feeds program output; appends the answers to any terminal queries in
     /// it to `replies` (they must be written back to the program).
+    ///
+    /// A flood of plain text (`cat` of a large file, a log) is mostly lines
+    /// that scroll past the screen and out of the scrollback before anyone
+    /// can look at them. When a chunk starts with such text and enough line
+    /// feeds follow to push everything before them out of the model, the
+    /// lines before those are not parsed at all: the cursor is put where they
+    /// would have left it (the bottom row, column 0, after a CR LF) and
+    /// parsing resumes there. Enough means the screen, the scrollback and
+    /// the most rows a resize can add, so the resulting screen, scrollback
+    /// and later resizes are exactly those of parsing every byte (a test
+    /// compares the two on random floods). It applies only on the main
+    /// screen between sequences, with full-screen scroll margins and origin
+    /// mode off.
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
+        let skip = self.plain_text_to_skip(bytes);
+        let bytes = if skip > 0 {
+            let (rows, _) = self.size();
+            let home = format!("\x1b[{rows};1H");
+            self.compat.process(&mut self.parser, home.as_bytes());
+            &bytes[skip..]
+        } else {
+            bytes
+        };
         self.compat.process(&mut self.parser, bytes);
         let hooks = self.parser.callbacks_mut();
         if !hooks.replies.is_empty() {
             replies.append(&mut hooks.replies);
         }
+    }
+
+    /// How many leading bytes of `bytes` can go unparsed (see [`Screen::process`]).
+    fn plain_text_to_skip(&self, bytes: &[u8]) -> usize {
+        if !self.fast_forward || bytes.len() < FAST_FORWARD_MIN {
+            return 0;
+        }
+        let screen = self.parser.screen();
+        let (rows, _) = self.size();
+        if screen.alternate_screen() || !self.compat.plain_text_ok(rows) {
+            return 0;
+        }
+        // The leading run of printable characters, CR, LF and tab.
+        let plain = bytes
+            .iter()
+            .position(|&b| (b < 0x20 && !matches!(b, b'\r' | b'\n' | b'\t')) || b == 0x7f)
+            .unwrap_or(bytes.len());
+        // Line feeds that must follow the cut: each scrolls at least one
+        // row, so these push the screen and the whole scrollback out, and
+        // leave vt100's count of lost scrollback rows at least as large as
+        // any growth a resize could later ask for.
+        let keep = usize::from(rows) + screen.scrollback_capacity() + usize::from(ROWS_RANGE.1) + 1;
+        let mut seen = 0;
+        let mut cut = None;
+        for (i, &b) in bytes[..plain].iter().enumerate().rev() {
+            if b == b'\n' {
+                if seen == keep {
+                    cut = Some(i + 1);
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        let Some(cut) = cut else {
+            return 0;
+        };
+        // After CR LF the cursor is in column 0; and with at least a screen
+        // of line feeds before the cut it is on the bottom row.
+        let crlf = cut >= 2 && bytes[cut - 2] == b'\r';
+        let lfs_before = bytes[..cut].iter().filter(|&&b| b == b'\n').count();
+        if !crlf || lfs_before < usize::from(rows) || cut < FAST_FORWARD_MIN / 4 {
+            return 0;
+        }
+        cut
     }
 
     /// Changes the size; rows are truncated or padded, nothing is reflowed.
@@ -488,5 +561,173 @@ mod tests {
         );
         assert!(validate_size(1001.0, 24.0).is_err());
         assert!(validate_size(f64::NAN, 24.0).is_err());
+    }
+
+    /// A small deterministic generator (xorshift) for the random floods.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A plain-text flood: words, long lines that wrap, tabs, wide and
+    /// combining characters, mostly CR LF line ends with some bare LF and CR.
+    fn flood(rng: &mut Rng, lines: usize) -> Vec<u8> {
+        let words = [
+            "alpha",
+            "beta",
+            "日本語",
+            "e\u{301}",
+            "\t",
+            "x",
+            "-----",
+            "0123456789",
+            "é",
+        ];
+        let mut out = Vec::new();
+        for n in 0..lines {
+            let len = match rng.below(10) {
+                0 => 40 + rng.below(200),
+                _ => rng.below(12),
+            };
+            out.extend_from_slice(format!("{n}:").as_bytes());
+            for _ in 0..len {
+                out.extend_from_slice(words[rng.below(words.len() as u64) as usize].as_bytes());
+                out.push(b' ');
+            }
+            out.extend_from_slice(match rng.below(20) {
+                0 => b"\n".as_slice(),
+                1 => b"\rover\r\n",
+                _ => b"\r\n",
+            });
+        }
+        out
+    }
+
+    fn compare(a: &mut Screen, b: &mut Screen, what: &str) {
+        assert_eq!(a.lines(), b.lines(), "{what}: lines");
+        assert_eq!(
+            a.parser.screen().cursor_position(),
+            b.parser.screen().cursor_position(),
+            "{what}: cursor"
+        );
+        let cap = a.parser.screen().scrollback_capacity();
+        assert_eq!(cap, b.parser.screen().scrollback_capacity());
+        for offset in [1, cap / 2, cap] {
+            a.parser.screen_mut().set_scrollback(offset);
+            b.parser.screen_mut().set_scrollback(offset);
+            assert_eq!(a.lines(), b.lines(), "{what}: scrollback at {offset}");
+        }
+        a.parser.screen_mut().set_scrollback(0);
+        b.parser.screen_mut().set_scrollback(0);
+    }
+
+    #[test]
+    fn fast_forward_over_plain_text_changes_nothing() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut skipped_somewhere = false;
+        for case in 0..24 {
+            let rows = 2 + rng.below(40) as u16;
+            let cols = 10 + rng.below(120) as u16;
+            let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
+            let mut full = Screen::new(rows, cols, scrollback);
+            full.fast_forward = false;
+            let mut fast = Screen::new(rows, cols, scrollback);
+            // A prelude that leaves colours, a cursor somewhere and, in some
+            // cases, margins that were set and reset.
+            let mut bytes: Vec<u8> = b"\x1b[1;33mcoloured\x1b[5;3Hmoved\r\n".to_vec();
+            if case % 3 == 0 {
+                bytes.extend_from_slice(b"\x1b[2;4r\x1b[r\x1b[?6h\x1b[?6l");
+            }
+            if case % 4 == 1 {
+                bytes.extend_from_slice(b"\x1b[?7l");
+            }
+            let lines = 1500 + rng.below(5000) as usize;
+            bytes.extend(flood(&mut rng, lines));
+            bytes.extend_from_slice(b"\x1b[0mtail \x1b[2Aup\r\nlast line");
+            let lines = rng.below(3000) as usize;
+            bytes.extend(flood(&mut rng, lines));
+            let mut at = 0;
+            let mut replies = Vec::new();
+            while at < bytes.len() {
+                let n = (1 + rng.below(96 << 10) as usize).min(bytes.len() - at);
+                skipped_somewhere |= fast.plain_text_to_skip(&bytes[at..at + n]) > 0;
+                full.process(&bytes[at..at + n], &mut replies);
+                fast.process(&bytes[at..at + n], &mut replies);
+                at += n;
+            }
+            let what = format!("case {case}: {rows}x{cols}, scrollback {scrollback}");
+            compare(&mut full, &mut fast, &what);
+            // A resize that grows the screen pulls rows back from the scrollback.
+            let taller = rows + rng.below(u64::from(ROWS_RANGE.1 - rows) + 1) as u16;
+            full.resize(taller, cols);
+            fast.resize(taller, cols);
+            compare(
+                &mut full,
+                &mut fast,
+                &format!("{what}, resized to {taller} rows"),
+            );
+        }
+        assert!(skipped_somewhere, "the floods never took the fast path");
+    }
+
+    #[test]
+    fn fast_forward_keeps_later_resizes_exact() {
+        // Short lines that never wrap: every line feed scrolls exactly one
+        // row, so only the margin in `keep` stands between the skip and a
+        // resize that pulls more rows than were counted.
+        let text: Vec<u8> = (0..60_000)
+            .flat_map(|n| format!("{n}\r\n").into_bytes())
+            .collect();
+        for (rows, scrollback, taller) in
+            [(10, 7, 400), (24, 0, 500), (2, 100, 499), (40, 1000, 500)]
+        {
+            let mut full = Screen::new(rows, 80, scrollback);
+            full.fast_forward = false;
+            let mut fast = Screen::new(rows, 80, scrollback);
+            assert!(fast.plain_text_to_skip(&text) > 0);
+            let mut replies = Vec::new();
+            full.process(&text, &mut replies);
+            fast.process(&text, &mut replies);
+            let what = format!("{rows} rows, scrollback {scrollback}");
+            compare(&mut full, &mut fast, &what);
+            full.resize(taller, 80);
+            fast.resize(taller, 80);
+            compare(
+                &mut full,
+                &mut fast,
+                &format!("{what}, resized to {taller}"),
+            );
+        }
+    }
+
+    #[test]
+    fn fast_forward_stays_off_where_it_would_not_be_exact() {
+        let text = flood(&mut Rng(7), 8000);
+        // Inside scroll margins.
+        let mut screen = Screen::new(24, 80, 1000);
+        let mut replies = Vec::new();
+        screen.process(b"\x1b[2;20r", &mut replies);
+        assert_eq!(screen.plain_text_to_skip(&text), 0);
+        // On the alternate screen.
+        let mut screen = Screen::new(24, 80, 1000);
+        screen.process(b"\x1b[?1049h", &mut replies);
+        assert_eq!(screen.plain_text_to_skip(&text), 0);
+        // In the middle of an escape sequence.
+        let mut screen = Screen::new(24, 80, 1000);
+        screen.process(b"\x1b[3", &mut replies);
+        assert_eq!(screen.plain_text_to_skip(&text), 0);
+        // Otherwise it does skip.
+        let screen = Screen::new(24, 80, 1000);
+        assert!(screen.plain_text_to_skip(&text) > 0);
     }
 }

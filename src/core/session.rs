@@ -57,7 +57,7 @@ pub const OUTBOX_HIGH_WATER: usize = 4 << 20;
 /// Queued, unwritten input (bytes) beyond which `write` fails with `ERR_LIMIT`.
 pub const MAX_QUEUED_INPUT: usize = 64 << 20;
 /// Largest batch read before the batch is processed.
-const READ_BATCH: usize = 256 << 10;
+const READ_BATCH: usize = 1 << 20;
 /// How often liveness of a terminated tree is re-checked.
 const TREE_POLL: Duration = Duration::from_millis(20);
 /// After KILL, how long to wait for the tree to disappear before giving up.

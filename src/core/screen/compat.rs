@@ -178,6 +178,11 @@ pub(super) struct Compat {
     /// only after vt100 placed it: `(row, col)` before it.
     insert_pending: Option<(u16, u16)>,
     cols: u16,
+    /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), as given; `None`
+    /// when they were never set or were reset.
+    margins: Option<(u16, u16)>,
+    /// Origin mode (DECOM, `CSI ? 6 h`).
+    origin: bool,
 }
 
 /// `CSI n X` for a final byte `X`.
@@ -203,11 +208,31 @@ impl Compat {
             tabs: None,
             insert_pending: None,
             cols,
+            margins: None,
+            origin: false,
         }
+    }
+
+    /// True when the scanner (and so vt100's parser, which follows the same
+    /// grammar) is between sequences and characters, and line feeds scroll
+    /// the whole screen of `rows` rows: what the screen's fast-forward over
+    /// plain text needs.
+    pub(super) fn plain_text_ok(&self, rows: u16) -> bool {
+        let full_margins = match self.margins {
+            None => true,
+            Some((top, bottom)) => top <= 1 && (bottom == 0 || bottom >= rows),
+        };
+        self.state == State::Ground
+            && self.utf8_pending == 0
+            && self.insert_pending.is_none()
+            && !self.origin
+            && full_margins
     }
 
     /// The terminal got `cols` columns; new columns get the default stops.
     pub(super) fn resize(&mut self, cols: u16) {
+        // A size change resets the scroll margins (xterm, and vt100 too).
+        self.margins = None;
         if let Some(tabs) = &mut self.tabs {
             let old = tabs.len();
             tabs.resize(usize::from(cols), false);
@@ -591,8 +616,16 @@ impl Compat {
                     .replies
                     .extend_from_slice(reply.as_bytes());
             }
+            // DECSTBM: remembered for `plain_text_ok`; vt100 applies it.
+            (0, 0, b'r') => {
+                let top = p.values.first().copied().unwrap_or(0);
+                let bottom = p.values.get(1).copied().unwrap_or(0);
+                self.margins = (top > 1 || bottom != 0).then_some((top, bottom));
+            }
             // DECSTR, soft reset.
             (0, b'!', b'p') => {
+                self.margins = None;
+                self.origin = false;
                 self.insert = false;
                 self.autowrap = true;
                 self.sets = [Charset::Ascii; 2];
@@ -614,6 +647,7 @@ impl Compat {
         run.flush_to(i + 1);
         for &mode in &values {
             match mode {
+                6 => self.origin = set,
                 7 => self.autowrap = set,
                 1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
                 1048 => {
