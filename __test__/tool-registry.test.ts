@@ -6,8 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Ajv from 'ajv'
-import { ToolRegistry, gitTool, type InteractiveTool, type ToolEvent, type ToolState } from '../index.js'
-import { alive, exists } from './helpers.js'
+import { Process, ToolRegistry, gitTool, type InteractiveTool, type ToolEvent, type ToolState } from '../index.js'
 
 const gitEnv = (home: string) => ({
   ...process.env,
@@ -336,7 +335,7 @@ describe('exit states', () => {
     const finished = events.find((e) => e.type === 'finished')!
     if (finished.type !== 'finished') return
     expect(finished.state).toBe('timeout')
-    expect(exists(finished.pid!)).toBe(false)
+    expect(Process.fromPid(finished.pid!)).toBeNull()
   })
 
   it('abort stops the whole tree and returns the last screen', async () => {
@@ -354,8 +353,10 @@ describe('exit states', () => {
     expect(result.ok).toBe(true)
     if (result.ok) expect(result.content).toContain('serving')
     // The shell was our child and is reaped; its child (init's now) is not running.
-    expect(exists(shell)).toBe(false)
-    expect(alive(child)).toBe(false)
+    expect(Process.fromPid(shell)).toBeNull()
+    // Once the shell died its child belongs to init; it has exited (a zombie
+    // there is init's to reap).
+    expect(Process.fromPid(child)?.status() ?? 'exited').toBe('exited')
     // Forgotten once the stopped state was returned.
     expect(registry.list()).toEqual([])
     await expect(registry.call('server', { action: 'fetch', id: spawned.id })).rejects.toMatchObject({ code: 'ERR_UNKNOWN_HANDLE' })
@@ -369,7 +370,7 @@ describe('exit states', () => {
     const pids = registry.list().map((h) => h.pid!)
     await registry.abortAll()
     expect(registry.list().every((h) => h.state === 'aborted')).toBe(true)
-    for (const pid of pids) expect(exists(pid)).toBe(false)
+    for (const pid of pids) expect(Process.fromPid(pid)).toBeNull()
   })
 })
 
