@@ -42,7 +42,7 @@ use tokio::sync::watch;
 use super::error::{Error, ErrorCode, Result};
 use super::process::{self, Pid, ProcRef};
 use super::screen::{Modes, Screen, Snapshot};
-use super::transcript::{ReadOptions, ReadResult, Stripper, Transcript};
+use super::transcript::{HeadTail, ReadOptions, ReadResult, Stripper, Transcript, cut_char_len};
 use super::utf8::Utf8Decoder;
 
 /// Grace between TERM and KILL when terminating.
@@ -505,12 +505,7 @@ impl Session {
     pub fn stderr(&self) -> Option<String> {
         let inner = self.lock();
         let tail: Vec<u8> = inner.stderr.as_ref()?.iter().copied().collect();
-        let lead = tail
-            .iter()
-            .take(3)
-            .take_while(|&&b| (0x80..0xc0).contains(&b))
-            .count();
-        Some(String::from_utf8_lossy(&tail[lead..]).into_owned())
+        Some(String::from_utf8_lossy(&tail[cut_char_len(&tail)..]).into_owned())
     }
 
     /// True when the program runs in a pseudo-terminal (not plain pipes).
@@ -823,10 +818,7 @@ pub fn shell_quote(arg: &str) -> String {
 #[derive(Debug)]
 struct Capture {
     stripper: Stripper,
-    limit: usize,
-    head: String,
-    tail: VecDeque<u8>,
-    omitted: u64,
+    kept: HeadTail,
     scratch: String,
 }
 
@@ -834,10 +826,7 @@ impl Capture {
     fn new(limit: usize) -> Self {
         Capture {
             stripper: Stripper::default(),
-            limit,
-            head: String::new(),
-            tail: VecDeque::new(),
-            omitted: 0,
+            kept: HeadTail::new(limit),
             scratch: String::new(),
         }
     }
@@ -845,7 +834,7 @@ impl Capture {
     fn push(&mut self, text: &str) {
         let mut out = std::mem::take(&mut self.scratch);
         self.stripper.feed(text, &mut out);
-        self.keep(&out);
+        self.kept.push(&out);
         out.clear();
         self.scratch = out;
     }
@@ -853,47 +842,11 @@ impl Capture {
     fn finish(&mut self) {
         let mut out = String::new();
         self.stripper.flush_line(&mut out);
-        self.keep(&out);
-    }
-
-    fn keep(&mut self, mut text: &str) {
-        let head_limit = self.limit / 2;
-        if self.head.len() < head_limit {
-            let mut take = (head_limit - self.head.len()).min(text.len());
-            while !text.is_char_boundary(take) {
-                take -= 1;
-            }
-            self.head.push_str(&text[..take]);
-            text = &text[take..];
-        }
-        let tail_limit = self.limit - head_limit;
-        self.tail.extend(text.as_bytes());
-        let overflow = self.tail.len().saturating_sub(tail_limit);
-        if overflow > 0 {
-            self.tail.drain(..overflow);
-            self.omitted += overflow as u64;
-        }
+        self.kept.push(&out);
     }
 
     fn text(&self) -> (String, bool) {
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let lead = tail
-            .iter()
-            .take(3)
-            .take_while(|&&b| (0x80..0xc0).contains(&b))
-            .count();
-        let tail = String::from_utf8_lossy(&tail[lead..]);
-        if self.omitted == 0 {
-            return (format!("{}{}", self.head, tail), false);
-        }
-        let omitted = self.omitted + lead as u64;
-        (
-            format!(
-                "{}\n[... {omitted} bytes of output omitted ...]\n{}",
-                self.head, tail
-            ),
-            true,
-        )
+        self.kept.text()
     }
 }
 

@@ -52,7 +52,6 @@
 //! shell (the next run starts a new one). The shell itself survives the usual
 //! cases, so its state is kept.
 
-use std::collections::VecDeque;
 use std::fs;
 use std::future::Future;
 use std::io::{Read, Write};
@@ -70,7 +69,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::{Error, ErrorCode, Result};
 use super::process::{self, Pid, ProcRef};
 use super::session::{self, Exit, Session, SpawnOptions, shell_quote};
-use super::transcript::Stripper;
+use super::transcript::{HeadTail, Stripper};
 
 /// Time between the steps that stop a command (SIGINT phase, SIGTERM,
 /// SIGKILL, killing the shell).
@@ -502,7 +501,7 @@ pub struct Tracker {
     parser: MarkerParser,
     phase: Phase,
     stripper: Stripper,
-    output: OutputBuffer,
+    output: HeadTail,
     finish: Option<Finish>,
     pieces: Vec<Piece>,
     /// The tail of what was dropped (not command output), for diagnostics.
@@ -518,7 +517,7 @@ impl Tracker {
             parser: MarkerParser::new(nonce),
             phase: Phase::Starting,
             stripper: Stripper::default(),
-            output: OutputBuffer::new(DEFAULT_MAX_OUTPUT),
+            output: HeadTail::new(DEFAULT_MAX_OUTPUT),
             finish: None,
             pieces: Vec::new(),
             discarded: String::new(),
@@ -567,7 +566,7 @@ impl Tracker {
         self.phase = Phase::Submitted;
         self.stripper = Stripper::default();
         self.line_bytes = 0;
-        self.output = OutputBuffer::new(max_output);
+        self.output = HeadTail::new(max_output);
         self.finish = None;
     }
 
@@ -578,7 +577,7 @@ impl Tracker {
 
     /// The command's output and whether part of it was left out.
     pub fn take_output(&mut self) -> (String, bool) {
-        std::mem::replace(&mut self.output, OutputBuffer::new(0)).finish()
+        std::mem::replace(&mut self.output, HeadTail::new(0)).text()
     }
 
     /// The last dropped output (prompts, echo, start-up messages), stripped.
@@ -636,68 +635,6 @@ impl Tracker {
             }
             self.discarded.drain(..cut);
         }
-    }
-}
-
-/// A run's output, bounded: the head and the tail, with a note where the
-/// middle was left out.
-#[derive(Debug)]
-struct OutputBuffer {
-    limit: usize,
-    head: String,
-    tail: VecDeque<u8>,
-    omitted: u64,
-}
-
-impl OutputBuffer {
-    fn new(limit: usize) -> Self {
-        OutputBuffer {
-            limit,
-            head: String::new(),
-            tail: VecDeque::new(),
-            omitted: 0,
-        }
-    }
-
-    fn push(&mut self, mut text: &str) {
-        let head_limit = self.limit / 2;
-        if self.head.len() < head_limit {
-            let mut take = (head_limit - self.head.len()).min(text.len());
-            while !text.is_char_boundary(take) {
-                take -= 1;
-            }
-            self.head.push_str(&text[..take]);
-            text = &text[take..];
-        }
-        self.tail.extend(text.as_bytes());
-        let overflow = self.tail.len().saturating_sub(self.limit - head_limit);
-        if overflow > 0 {
-            self.tail.drain(..overflow);
-            self.omitted += overflow as u64;
-        }
-    }
-
-    fn finish(self) -> (String, bool) {
-        let tail: Vec<u8> = self.tail.into_iter().collect();
-        // The cut may have split a character: skip its continuation bytes.
-        let lead = tail
-            .iter()
-            .take(3)
-            .take_while(|&&b| (0x80..0xc0).contains(&b))
-            .count();
-        let lead = if self.omitted == 0 { 0 } else { lead };
-        let tail = String::from_utf8_lossy(&tail[lead..]);
-        if self.omitted == 0 {
-            return (format!("{}{}", self.head, tail), false);
-        }
-        let omitted = self.omitted + lead as u64;
-        (
-            format!(
-                "{}\n[... {omitted} bytes of output omitted ...]\n{}",
-                self.head, tail
-            ),
-            true,
-        )
     }
 }
 

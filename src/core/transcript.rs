@@ -156,17 +156,87 @@ impl Transcript {
         } else {
             bytes.extend_from_slice(&b[skip - a.len()..]);
         }
-        let lead = bytes
-            .iter()
-            .take(3)
-            .take_while(|&&b| (0x80..0xc0).contains(&b))
-            .count();
+        let lead = cut_char_len(&bytes);
         match String::from_utf8(bytes) {
             Ok(s) if lead == 0 => s,
             Ok(s) => s[lead..].to_owned(),
             Err(e) => String::from_utf8_lossy(&e.into_bytes()[lead..]).into_owned(),
         }
     }
+}
+
+/// Text that keeps only its head and its tail once it outgrows `limit` bytes
+/// (half each), with a marker line saying how much of the middle was left
+/// out. For one-shot outputs, where both ends tell the story.
+#[derive(Debug, Clone)]
+pub struct HeadTail {
+    limit: usize,
+    head: String,
+    tail: VecDeque<u8>,
+    omitted: u64,
+}
+
+impl HeadTail {
+    /// Empty, keeping at most about `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        HeadTail {
+            limit,
+            head: String::new(),
+            tail: VecDeque::new(),
+            omitted: 0,
+        }
+    }
+
+    /// Appends text.
+    pub fn push(&mut self, mut text: &str) {
+        let head_limit = self.limit / 2;
+        if self.head.len() < head_limit {
+            let mut take = (head_limit - self.head.len()).min(text.len());
+            while !text.is_char_boundary(take) {
+                take -= 1;
+            }
+            self.head.push_str(&text[..take]);
+            text = &text[take..];
+        }
+        self.tail.extend(text.as_bytes());
+        let overflow = self.tail.len().saturating_sub(self.limit - head_limit);
+        if overflow > 0 {
+            self.tail.drain(..overflow);
+            self.omitted += overflow as u64;
+        }
+    }
+
+    /// The text (with the marker where the middle was left out) and whether
+    /// anything was.
+    pub fn text(&self) -> (String, bool) {
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        if self.omitted == 0 {
+            return (
+                format!("{}{}", self.head, String::from_utf8_lossy(&tail)),
+                false,
+            );
+        }
+        let lead = cut_char_len(&tail);
+        let omitted = self.omitted + lead as u64;
+        let tail = String::from_utf8_lossy(&tail[lead..]);
+        (
+            format!(
+                "{}\n[... {omitted} bytes of output omitted ...]\n{tail}",
+                self.head
+            ),
+            true,
+        )
+    }
+}
+
+/// Bytes at the start of `bytes` that continue a character cut off before it
+/// (a ring that dropped its oldest bytes may start mid-character).
+pub fn cut_char_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take(3)
+        .take_while(|&&b| (0x80..0xc0).contains(&b))
+        .count()
 }
 
 /// The last `n` lines of `text` (a trailing newline does not start a line).
@@ -480,5 +550,26 @@ mod tests {
             s.flush_line(&mut out);
             assert_eq!(out, "abc\nd", "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn head_tail_keeps_both_ends_and_says_how_much_is_left_out() {
+        let mut kept = HeadTail::new(20);
+        kept.push("0123456789");
+        assert_eq!(kept.text(), ("0123456789".to_owned(), false));
+        kept.push("abcdefghij");
+        kept.push("KLMNOPQRST");
+        let (text, truncated) = kept.text();
+        assert!(truncated);
+        assert_eq!(
+            text,
+            "0123456789\n[... 10 bytes of output omitted ...]\nKLMNOPQRST"
+        );
+        // A character cut by the ring is dropped whole and counted.
+        let mut kept = HeadTail::new(4);
+        kept.push("ab€€");
+        let (text, truncated) = kept.text();
+        assert!(truncated);
+        assert_eq!(text, "ab\n[... 6 bytes of output omitted ...]\n");
     }
 }
