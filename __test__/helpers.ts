@@ -9,10 +9,11 @@ export function fdCount(): number {
 
 /**
  * Open descriptors of this process of the kinds a pty session uses: the pty
- * master (`/dev/ptmx`), pidfds and eventfds.
+ * master (`/dev/ptmx`), the slave (`/dev/pts/N`, held only while spawning),
+ * pidfds and eventfds.
  */
-export function sessionFds(): Record<'ptmx' | 'pidfd' | 'eventfd', number> {
-  const counts = { ptmx: 0, pidfd: 0, eventfd: 0 }
+export function sessionFds(): Record<'ptmx' | 'pts' | 'pidfd' | 'eventfd', number> {
+  const counts = { ptmx: 0, pts: 0, pidfd: 0, eventfd: 0 }
   for (const fd of readdirSync('/proc/self/fd')) {
     let target = ''
     try {
@@ -21,6 +22,7 @@ export function sessionFds(): Record<'ptmx' | 'pidfd' | 'eventfd', number> {
       continue
     }
     if (target === '/dev/ptmx' || target.startsWith('/dev/pts/ptmx')) counts.ptmx++
+    else if (/^\/dev\/pts\/\d+$/.test(target)) counts.pts++
     else if (target.includes('[pidfd]') || target === 'anon_inode:pidfd') counts.pidfd++
     else if (target.includes('[eventfd]')) counts.eventfd++
   }

@@ -340,6 +340,101 @@ describe('spawn errors', () => {
   })
 })
 
+describe("the program's terminal, signals and descriptors", () => {
+  // What the spawn gives the program whatever state this (Node) process is in.
+
+  it('leads its own session, with the pty as controlling terminal and foreground group', async () => {
+    const { exit, text, session } = await run('sh', ['-c', 'tty; cat /proc/$$/stat'])
+    expect(exit.exitCode).toBe(0)
+    const [tty, stat] = text.split('\r\n')
+    expect(tty).toMatch(/^\/dev\/pts\/\d+$/)
+    // pid (comm) state ppid pgrp session tty_nr tpgid ...
+    const [pgrp, sid, ttyNr, tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(2, 6).map(Number)
+    expect({ pgrp, sid, tpgid }).toEqual({ pgrp: session.pid, sid: session.pid, tpgid: session.pid })
+    const major = (ttyNr >> 8) & 0xfff
+    const minor = (ttyNr & 0xff) | ((ttyNr >> 12) & 0xfff00)
+    expect(tty).toBe(`/dev/pts/${(major - 136) * 256 + minor}`)
+  })
+
+  it('ctrl+c kills a foreground sleep with SIGINT, though this process handles SIGINT', async () => {
+    const onSigint = () => {}
+    process.on('SIGINT', onSigint)
+    try {
+      const session = PtySession.spawn({ command: 'sleep', args: ['100'], timeoutMs: 20_000 })
+      session.sendKeys('ctrl+c')
+      const exit = await session.exited
+      expect(exit).toMatchObject({ exitCode: null, signal: 'SIGINT', timedOut: false })
+    } finally {
+      process.off('SIGINT', onSigint)
+    }
+  })
+
+  it('resize delivers SIGWINCH', async () => {
+    // sh (dash here): bash and python3 end up with the terminal as controlling
+    // terminal even when the spawn did not make it so; dash shows whether it did.
+    const out = collector()
+    const session = PtySession.spawn(
+      { command: 'sh', args: ['-c', "trap 'echo winch; exit 7' WINCH; echo ready; while :; do sleep 0.05; done"], timeoutMs: 20_000 },
+      out.onData,
+    )
+    await session.waitFor('ready')
+    session.resize(100, 30)
+    const exit = await session.exited
+    expect(exit.exitCode).toBe(7)
+    expect(out.text()).toContain('winch')
+  })
+
+  it('starts with every signal at its default disposition and none blocked', async () => {
+    // Node ignores SIGPIPE and SIGXFSZ; a program must not inherit that.
+    expect(readFileSync('/proc/self/status', 'utf8')).not.toMatch(/^SigIgn:\t0+$/m)
+    const { exit, text } = await run('grep', ['-E', '^Sig(Ign|Blk)', '/proc/self/status'])
+    expect(exit.exitCode).toBe(0)
+    expect(text).toBe('SigBlk:\t0000000000000000\r\nSigIgn:\t0000000000000000\r\n')
+  })
+
+  it('has only the terminal open: no descriptor of this process leaks into it', async () => {
+    const { exit, text } = await run('sh', ['-c', 'for f in 0 1 2; do readlink /proc/$$/fd/$f; done; ls /proc/$$/fd'])
+    expect(exit.exitCode).toBe(0)
+    const [fd0, fd1, fd2, list] = text.split('\r\n')
+    expect(fd0).toMatch(/^\/dev\/pts\/\d+$/)
+    expect([fd1, fd2]).toEqual([fd0, fd0])
+    expect(list.split(/\s+/)).toEqual(['0', '1', '2'])
+  })
+
+  it('gets the environment sorted by name, with SHELL always set, as before posix_spawn', async () => {
+    const { text } = await run('env', [], { inheritEnv: false, env: { ZED: 'last', ONLY: 'me' } })
+    const vars = text.trimEnd().split('\r\n')
+    expect(vars).toEqual(['ONLY=me', expect.stringMatching(/^SHELL=\//), 'TERM=xterm-256color', 'ZED=last'])
+  })
+
+  it('a script whose interpreter is missing rejects ERR_SPAWN ENOENT with the script as path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-interp-'))
+    const file = join(dir, 'script')
+    writeFileSync(file, '#!/no/such/interpreter\necho hi\n', { mode: 0o755 })
+    const err = (await new PtySession().start({ command: file }).catch((e) => e)) as PtypilotError
+    expect(err.code).toBe('ERR_SPAWN')
+    expect(err.errnoName).toBe('ENOENT')
+    expect(err.path).toBe(file)
+  })
+
+  it('a directory rejects ERR_SPAWN EACCES', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-dir-'))
+    const err = (await new PtySession().start({ command: dir }).catch((e) => e)) as PtypilotError
+    expect(err.code).toBe('ERR_SPAWN')
+    expect(err.errnoName).toBe('EACCES')
+    expect(err.path).toBe(dir)
+  })
+
+  it('a script without #! runs with /bin/sh, as execvp does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-noshebang-'))
+    const file = join(dir, 'script')
+    writeFileSync(file, 'echo "$0: $# args: $*"\n', { mode: 0o755 })
+    const { exit, text } = await run(file, ['a', 'b c'])
+    expect(exit.exitCode).toBe(0)
+    expect(text).toBe(`${file}: 2 args: a b c\r\n`)
+  })
+})
+
 describe('timeouts and cancellation', () => {
   it('timeoutMs stops sleep 100 with timedOut', async () => {
     const started = Date.now()

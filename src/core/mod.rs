@@ -4,6 +4,8 @@
 //!
 //! - [`session`]: spawn a program in a pseudo-terminal and run its session loop
 //!   (read, decode, transcript, screen, writer queue, exit after drain).
+//! - `pty_spawn` (Linux, glibc; internal): start the program on the pty with
+//!   `posix_spawn` instead of forking the Node process.
 //! - [`shell`]: a persistent shell that knows when each command ends (markers).
 //! - [`screen`]: the screen model (a `vt100` wrapper): snapshots, query replies, modes.
 //! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
@@ -17,6 +19,8 @@
 pub mod error;
 pub mod keys;
 pub mod process;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod pty_spawn;
 pub mod screen;
 pub mod session;
 pub mod shell;

@@ -687,8 +687,10 @@ fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         None => (opts.command.clone(), opts.args.clone()),
     };
     let program = resolve_program(&program_name, path_env, &cwd)?;
-    // portable-pty looks the program up again with the same PATH; give it the
-    // name the user typed (argv[0]) when that lookup is well defined.
+    // argv[0] is the name the user typed when it was found on PATH, as a shell
+    // passes it; otherwise the full path. `posix_spawn` runs `program` itself;
+    // portable-pty (where it spawns) looks argv[0] up again with the same
+    // PATH, which finds the same file.
     let argv0 = if program_name.contains('/') || path_env.is_none() {
         program.clone().into_os_string()
     } else {
@@ -886,9 +888,11 @@ enum Io {
     /// The pty master carries output in and input out.
     Pty {
         master: Box<dyn MasterPty + Send>,
-        /// Kept so portable-pty's handle lives as long as the session; the loop
-        /// reaps the child itself (to see the signal that killed it).
-        _child: Box<dyn portable_pty::Child + Send + Sync>,
+        /// portable-pty's handle when it spawned the child, kept as long as the
+        /// session; `None` after `posix_spawn` (Linux), which leaves only a
+        /// pid. Either way the loop reaps the child itself, by pid (to see the
+        /// signal that killed it).
+        _child: Option<Box<dyn portable_pty::Child + Send + Sync>>,
     },
     /// Plain pipes.
     Pipes {
@@ -942,31 +946,10 @@ fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io, Pid)> {
             pixel_height: 0,
         })
         .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
-    let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
-    builder.env_clear();
-    for (k, v) in &prepared.env {
-        builder.env(k, v);
-    }
-    builder.cwd(&prepared.cwd);
-    let child = pair.slave.spawn_command(builder).map_err(|e| {
-        let path = prepared.program.display().to_string();
-        match e.downcast_ref::<std::io::Error>() {
-            Some(io) => Error::spawn("spawn", path, io),
-            None => Error {
-                code: ErrorCode::Spawn,
-                message: format!("spawn {path}: {e}"),
-                errno: None,
-                path: Some(path),
-            },
-        }
-    })?;
+    let (child, pid) = spawn_on_pty(&pair, prepared)?;
     // The child has its own copy; ours must go so that end-of-file is seen
     // when the program and its descendants close the terminal.
     drop(pair.slave);
-    let pid = child
-        .process_id()
-        .map(|p| p as Pid)
-        .ok_or_else(|| Error::new(ErrorCode::Internal, "the spawned program has no process id"))?;
     let master = pair.master;
     let fd = master
         .as_raw_fd()
@@ -979,6 +962,64 @@ fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io, Pid)> {
         },
         pid,
     ))
+}
+
+/// Starts the program as a session leader with the pty's slave as its
+/// controlling terminal and stdin/stdout/stderr, no other descriptor, default
+/// signal dispositions and an empty signal mask.
+///
+/// On Linux with glibc this is `posix_spawn` (see `pty_spawn`): forking the
+/// Node process, as portable-pty's `pre_exec` requires, copies its page tables,
+/// makes both processes take copy-on-write faults afterwards and holds the JS
+/// thread until the child has run the closure; `posix_spawn` borrows the
+/// parent's memory until `execve` and costs a fraction of that. The controlling
+/// terminal: the child calls `setsid` and then opens the slave by its path
+/// without `O_NOCTTY` as fd 0; on Linux a session leader without a controlling
+/// terminal that opens one that way acquires it. Elsewhere, or when the tty
+/// has no name or glibc lacks the file actions it needs, it is portable-pty's
+/// `spawn_command` (`pre_exec`: setsid, `TIOCSCTTY`, signal reset, closing
+/// descriptors).
+fn spawn_on_pty(
+    pair: &portable_pty::PtyPair,
+    prepared: &Prepared,
+) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
+    let path = || prepared.program.display().to_string();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(ext) = super::pty_spawn::Extensions::get()
+        && let Some(tty) = pair.master.tty_name()
+    {
+        let program = super::pty_spawn::Program {
+            program: &prepared.program,
+            argv: &prepared.argv,
+            env: &prepared.env,
+            cwd: &prepared.cwd,
+        };
+        let pid = super::pty_spawn::spawn_on_tty(ext, &tty, &program)
+            .map_err(|e| Error::spawn("spawn", path(), &e))?;
+        return Ok((None, pid));
+    }
+    let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
+    builder.env_clear();
+    for (k, v) in &prepared.env {
+        builder.env(k, v);
+    }
+    builder.cwd(&prepared.cwd);
+    let child = pair.slave.spawn_command(builder).map_err(|e| {
+        match e.downcast_ref::<std::io::Error>() {
+            Some(io) => Error::spawn("spawn", path(), io),
+            None => Error {
+                code: ErrorCode::Spawn,
+                message: format!("spawn {}: {e}", path()),
+                errno: None,
+                path: Some(path()),
+            },
+        }
+    })?;
+    let pid = child
+        .process_id()
+        .map(|p| p as Pid)
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "the spawned program has no process id"))?;
+    Ok((Some(child), pid))
 }
 
 /// Starts the program with plain pipes, in a process group of its own (so it

@@ -1,0 +1,398 @@
+//! Starting a program on a pseudo-terminal with `posix_spawn` (Linux, glibc).
+//!
+//! Why `posix_spawn`: portable-pty starts the program through
+//! `std::process::Command` with a `pre_exec` closure, and a `pre_exec` forces
+//! `fork()` of the whole Node process — its page tables are copied, every page
+//! either process writes afterwards takes a copy-on-write fault, and the
+//! calling (JS) thread is held until the closure has run in the child. glibc's
+//! `posix_spawn` uses `clone(CLONE_VM | CLONE_VFORK)` instead: the child runs
+//! on the parent's memory until its `execve`, so nothing is copied, and the
+//! caller waits only for the file actions below and the `execve` itself.
+//!
+//! The child gets what portable-pty's `pre_exec` gave it:
+//!
+//! - a new session (`POSIX_SPAWN_SETSID`) with the pty as its controlling
+//!   terminal. No `TIOCSCTTY` is needed: on Linux a session leader without a
+//!   controlling terminal that opens a terminal without `O_NOCTTY` acquires it
+//!   (and the terminal's foreground group becomes the leader's group). So the
+//!   first file action opens the slave *by its path* as fd 0, after the
+//!   `setsid`, and fds 1 and 2 are `dup2`s of it;
+//! - no other descriptor: `closefrom(3)` runs first, because descriptors the
+//!   Node process (or a library in it) opened without `O_CLOEXEC` would
+//!   otherwise leak into every program;
+//! - every signal at its default disposition (`POSIX_SPAWN_SETSIGDEF` with
+//!   every signal: portable-pty reset six and std `SIGPIPE`, and Node also
+//!   ignores `SIGXFSZ`) and an empty signal mask (`POSIX_SPAWN_SETSIGMASK`);
+//! - the working directory (`addchdir_np`), argv as given (argv\[0\] may be
+//!   the name the user typed), and the environment as `std::process::Command`
+//!   built it for portable-pty (see [`child_env`]).
+//!
+//! `posix_spawn` reports the `execve` errno itself (`ENOENT`, `EACCES`, ...),
+//! so a program that cannot start fails the call instead of exiting with 127.
+//! A file the kernel cannot execute (`ENOEXEC`, a script without `#!`) is run
+//! by `/bin/sh`, as `execvp` — which std used — does.
+//!
+//! `posix_spawn_file_actions_addchdir_np` (glibc 2.29) and
+//! `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34) are looked up at run
+//! time ([`Extensions::get`]) rather than linked: linked, they would stop the
+//! whole addon from loading on an older glibc; looked up, an older glibc only
+//! means the caller falls back to portable-pty's spawn.
+
+use std::ffi::{CStr, CString, OsStr, OsString, c_char, c_int};
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use super::process::Pid;
+
+/// The shell `execvp` runs a file with when the kernel cannot (`_PATH_BSHELL`).
+const BOURNE_SHELL: &CStr = c"/bin/sh";
+
+type AddChdirFn =
+    unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const c_char) -> c_int;
+type AddClosefromFn = unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, c_int) -> c_int;
+
+/// The glibc file actions beyond POSIX that a pty spawn needs, when this glibc
+/// has them.
+pub(crate) struct Extensions {
+    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29).
+    addchdir: AddChdirFn,
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34).
+    addclosefrom: AddClosefromFn,
+}
+
+impl Extensions {
+    /// The extensions, or `None` when the running glibc lacks one of them
+    /// (looked up once).
+    pub(crate) fn get() -> Option<&'static Extensions> {
+        static EXTENSIONS: OnceLock<Option<Extensions>> = OnceLock::new();
+        EXTENSIONS
+            .get_or_init(|| {
+                let addchdir = lookup(c"posix_spawn_file_actions_addchdir_np")?;
+                let addclosefrom = lookup(c"posix_spawn_file_actions_addclosefrom_np")?;
+                // SAFETY: glibc declares both functions with exactly these
+                // signatures (<spawn.h>); a symbol's address is its function.
+                unsafe {
+                    Some(Extensions {
+                        addchdir: std::mem::transmute::<*mut libc::c_void, AddChdirFn>(addchdir),
+                        addclosefrom: std::mem::transmute::<*mut libc::c_void, AddClosefromFn>(
+                            addclosefrom,
+                        ),
+                    })
+                }
+            })
+            .as_ref()
+    }
+}
+
+fn lookup(name: &CStr) -> Option<*mut libc::c_void> {
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only reads.
+    let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!symbol.is_null()).then_some(symbol)
+}
+
+/// What to start: the resolved program, its argv and environment, and where.
+pub(crate) struct Program<'a> {
+    /// The executable (absolute).
+    pub program: &'a Path,
+    /// argv, argv\[0\] included.
+    pub argv: &'a [OsString],
+    /// The environment (see [`child_env`] for what the child gets).
+    pub env: &'a [(String, String)],
+    /// The working directory (absolute).
+    pub cwd: &'a Path,
+}
+
+/// Starts `what` as a session leader whose stdin, stdout, stderr and
+/// controlling terminal are the pty slave at `tty`; returns its pid.
+///
+/// The caller keeps its own slave descriptor open until this returns (so the
+/// pty cannot go away under the child) and closes it afterwards. Errors carry
+/// the errno of the failed `execve` (or file action), or `InvalidInput` for a
+/// NUL byte, as `std::process::Command` reports them.
+pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> io::Result<Pid> {
+    let program = cstring(what.program.as_os_str())?;
+    let argv = what
+        .argv
+        .iter()
+        .map(|a| cstring(a))
+        .collect::<io::Result<Vec<_>>>()?;
+    let envp = child_env(what.env)?;
+    let tty = cstring(tty.as_os_str())?;
+    let cwd = cstring(what.cwd.as_os_str())?;
+
+    let mut actions = FileActions::new()?;
+    // SAFETY (all four): `actions` was initialised; glibc copies the paths.
+    unsafe {
+        // First, so the descriptors below are the only ones the child has.
+        check((ext.addclosefrom)(actions.as_mut_ptr(), 3))?;
+        // Without O_NOCTTY, after the setsid: this makes it the controlling
+        // terminal.
+        check(libc::posix_spawn_file_actions_addopen(
+            actions.as_mut_ptr(),
+            0,
+            tty.as_ptr(),
+            libc::O_RDWR,
+            0,
+        ))?;
+        check(libc::posix_spawn_file_actions_adddup2(
+            actions.as_mut_ptr(),
+            0,
+            1,
+        ))?;
+        check(libc::posix_spawn_file_actions_adddup2(
+            actions.as_mut_ptr(),
+            0,
+            2,
+        ))?;
+        check((ext.addchdir)(actions.as_mut_ptr(), cwd.as_ptr()))?;
+    }
+    let attr = SpawnAttr::new()?;
+
+    match spawn(&program, &actions, &attr, &argv, &envp) {
+        Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+            // execvp's fallback: `/bin/sh <program> <args...>`. If even that
+            // fails, the program's own error is the one worth reporting.
+            let mut sh_argv = Vec::with_capacity(argv.len() + 1);
+            sh_argv.push(BOURNE_SHELL.to_owned());
+            sh_argv.push(program.clone());
+            sh_argv.extend(argv.iter().skip(1).cloned());
+            spawn(BOURNE_SHELL, &actions, &attr, &sh_argv, &envp).map_err(|_| e)
+        }
+        result => result,
+    }
+}
+
+fn spawn(
+    program: &CStr,
+    actions: &FileActions,
+    attr: &SpawnAttr,
+    argv: &[CString],
+    envp: &[CString],
+) -> io::Result<Pid> {
+    let argv = null_terminated(argv);
+    let envp = null_terminated(envp);
+    let mut pid: libc::pid_t = 0;
+    // SAFETY: every pointer is valid for the call: the C strings and the
+    // NULL-terminated arrays live until it returns, and `actions` and `attr`
+    // were initialised.
+    let rc = unsafe {
+        libc::posix_spawn(
+            &mut pid,
+            program.as_ptr(),
+            actions.as_ptr(),
+            attr.as_ptr(),
+            argv.as_ptr(),
+            envp.as_ptr(),
+        )
+    };
+    check(rc)?;
+    Ok(pid)
+}
+
+/// The child's environment, `NAME=value`, as portable-pty and
+/// `std::process::Command` built it before: sorted by name (later entries
+/// win), and with `SHELL` set to the login shell when the environment has
+/// none (portable-pty's `CommandBuilder` always sets it).
+fn child_env(env: &[(String, String)]) -> io::Result<Vec<CString>> {
+    let mut vars: std::collections::BTreeMap<&[u8], &[u8]> = env
+        .iter()
+        .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
+        .collect();
+    let shell;
+    if !vars.contains_key(b"SHELL".as_slice()) {
+        shell = login_shell();
+        vars.insert(b"SHELL", shell.as_bytes());
+    }
+    vars.into_iter()
+        .map(|(k, v)| {
+            let mut entry = Vec::with_capacity(k.len() + v.len() + 1);
+            entry.extend_from_slice(k);
+            entry.push(b'=');
+            entry.extend_from_slice(v);
+            CString::new(entry).map_err(|_| nul_error())
+        })
+        .collect()
+}
+
+/// The user's shell from the password database if it is executable, else
+/// `/bin/sh` (what portable-pty's `CommandBuilder` puts in `SHELL`).
+fn login_shell() -> OsString {
+    let mut buf = vec![0 as c_char; 1024];
+    loop {
+        let mut pwd = MaybeUninit::<libc::passwd>::uninit();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: getpwuid_r writes into `pwd` and `buf`, both ours and sized
+        // as passed; on success `found` points at `pwd`.
+        let rc = unsafe {
+            libc::getpwuid_r(
+                libc::getuid(),
+                pwd.as_mut_ptr(),
+                buf.as_mut_ptr(),
+                buf.len(),
+                &mut found,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 2, 0);
+            continue;
+        }
+        if rc != 0 || found.is_null() {
+            break;
+        }
+        // SAFETY: `found` is `pwd`, filled in; pw_shell points into `buf`.
+        let shell = unsafe { CStr::from_ptr((*found).pw_shell) };
+        if let Ok(shell) = shell.to_str()
+            && nix::unistd::access(shell, nix::unistd::AccessFlags::X_OK).is_ok()
+        {
+            return OsString::from(shell);
+        }
+        break;
+    }
+    OsString::from("/bin/sh")
+}
+
+fn cstring(s: &OsStr) -> io::Result<CString> {
+    CString::new(s.as_bytes()).map_err(|_| nul_error())
+}
+
+/// The error `std::process::Command` gives for a NUL byte in what it passes on.
+fn nul_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "nul byte found in provided data",
+    )
+}
+
+fn null_terminated(strings: &[CString]) -> Vec<*mut c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr().cast_mut())
+        .chain(std::iter::once(std::ptr::null_mut()))
+        .collect()
+}
+
+/// A `posix_spawn*` return value: 0, or an errno.
+fn check(rc: c_int) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// An initialised `posix_spawn_file_actions_t`, destroyed on drop.
+struct FileActions(libc::posix_spawn_file_actions_t);
+
+impl FileActions {
+    fn new() -> io::Result<FileActions> {
+        let mut raw = MaybeUninit::uninit();
+        // SAFETY: init fills in the struct (glibc's holds no pointer to
+        // itself, so it may move afterwards).
+        check(unsafe { libc::posix_spawn_file_actions_init(raw.as_mut_ptr()) })?;
+        // SAFETY: initialised just above.
+        Ok(FileActions(unsafe { raw.assume_init() }))
+    }
+
+    fn as_ptr(&self) -> *const libc::posix_spawn_file_actions_t {
+        &self.0
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut libc::posix_spawn_file_actions_t {
+        &mut self.0
+    }
+}
+
+impl Drop for FileActions {
+    fn drop(&mut self) {
+        // SAFETY: initialised in `new`, destroyed once.
+        unsafe { libc::posix_spawn_file_actions_destroy(&mut self.0) };
+    }
+}
+
+/// Spawn attributes: new session, every signal at its default, empty mask.
+struct SpawnAttr(libc::posix_spawnattr_t);
+
+impl SpawnAttr {
+    fn new() -> io::Result<SpawnAttr> {
+        let mut raw = MaybeUninit::uninit();
+        // SAFETY: init fills in the struct (no pointer to itself in glibc's).
+        check(unsafe { libc::posix_spawnattr_init(raw.as_mut_ptr()) })?;
+        // SAFETY: initialised just above; from here on it is destroyed on drop.
+        let mut attr = SpawnAttr(unsafe { raw.assume_init() });
+        let flags = libc::POSIX_SPAWN_SETSID
+            | (libc::POSIX_SPAWN_SETSIGDEF | libc::POSIX_SPAWN_SETSIGMASK) as libc::c_short;
+        // SAFETY: a sigset_t is a plain bit array, so all bits set is a valid
+        // set; sigemptyset fills in the other; the setters copy both into the
+        // initialised attributes.
+        unsafe {
+            // Every bit, not sigfillset: that leaves out glibc's two internal
+            // signals (32 and 33), which glibc's spawn child then sets to
+            // SIG_IGN (no handler may run while it shares the parent's memory)
+            // and execve keeps ignored, so every program would start with
+            // them ignored. As default they are what fork + exec gave; nothing
+            // sends them to the child before its exec.
+            let mut all = MaybeUninit::<libc::sigset_t>::uninit();
+            std::ptr::write_bytes(all.as_mut_ptr(), 0xff, 1);
+            let mut none = MaybeUninit::<libc::sigset_t>::uninit();
+            libc::sigemptyset(none.as_mut_ptr());
+            check(libc::posix_spawnattr_setsigdefault(
+                &mut attr.0,
+                all.as_ptr(),
+            ))?;
+            check(libc::posix_spawnattr_setsigmask(&mut attr.0, none.as_ptr()))?;
+            check(libc::posix_spawnattr_setflags(&mut attr.0, flags))?;
+        }
+        Ok(attr)
+    }
+
+    fn as_ptr(&self) -> *const libc::posix_spawnattr_t {
+        &self.0
+    }
+}
+
+impl Drop for SpawnAttr {
+    fn drop(&mut self) {
+        // SAFETY: initialised in `new`, destroyed once.
+        unsafe { libc::posix_spawnattr_destroy(&mut self.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_is_sorted_later_entries_win_and_shell_defaults() {
+        let env = [
+            ("ZZ".to_owned(), "1".to_owned()),
+            ("AA".to_owned(), "2".to_owned()),
+            ("ZZ".to_owned(), "3".to_owned()),
+        ];
+        let got: Vec<String> = child_env(&env)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.into_string().unwrap())
+            .collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], "AA=2");
+        assert!(got[1].starts_with("SHELL=/"), "{got:?}");
+        assert_eq!(got[2], "ZZ=3");
+        let with_shell = [("SHELL".to_owned(), "/no/such/shell".to_owned())];
+        let got = child_env(&with_shell).unwrap();
+        assert_eq!(got, [c"SHELL=/no/such/shell".to_owned()]);
+    }
+
+    #[test]
+    fn nul_in_env_is_invalid_input() {
+        let err = child_env(&[("A".to_owned(), "x\0y".to_owned())]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn this_glibc_has_the_extensions() {
+        assert!(Extensions::get().is_some());
+    }
+}
