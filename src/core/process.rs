@@ -899,7 +899,11 @@ mod tests {
             wait_until("sleep started", || !sh.children().is_empty());
             let kids = sh.children();
             assert_eq!(kids.len(), 1);
-            assert_eq!(kids[0].args().unwrap(), ["sleep", "30"]);
+            // The child shows up as soon as it is forked; its argv once it
+            // has exec'ed `sleep`.
+            wait_until("sleep exec'ed", || {
+                kids[0].args().is_some_and(|a| a == ["sleep", "30"])
+            });
             assert_eq!(sh.args().unwrap(), ["sh", "-c", "sleep 30 & wait"]);
             // Children first: the sleep, then the shell, unless the shell's
             // `wait` saw the sleep die and it exited before its own signal.
