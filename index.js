@@ -68,6 +68,21 @@ function reportListenerError(what, err) {
   })
 }
 
+/**
+ * `fn` wrapped so that an exception it throws is reported as a process
+ * warning instead of crashing the process; `undefined` stays `undefined`.
+ */
+function guarded(what, fn) {
+  if (fn === undefined) return undefined
+  return (value) => {
+    try {
+      fn(value)
+    } catch (err) {
+      reportListenerError(what, err)
+    }
+  }
+}
+
 function checkFunction(value, what) {
   if (value !== undefined && typeof value !== 'function') {
     throw invalidArg(`${what} must be a function, got ${describe(value)}`)
@@ -165,13 +180,7 @@ class PtySession {
     const exit = this.#exit
     let detach = () => {}
     const pump = (data, result) => {
-      if (data !== null && this.#onData !== undefined) {
-        try {
-          this.#onData(data)
-        } catch (err) {
-          reportListenerError('onData', err)
-        }
-      }
+      if (data !== null && this.#onData !== undefined) this.#onData(data)
       if (result !== null) {
         detach()
         this.#lastExit = result
@@ -179,7 +188,7 @@ class PtySession {
         exit.resolve(result)
       }
     }
-    this.#onData = onData
+    this.#onData = guarded('onData', onData)
     this.#native.start(options, pump, {
       streamOutput: onData !== undefined,
       baseEnv: baseEnv(),
@@ -326,6 +335,7 @@ class PtySession {
     const { throttleMs = 50, ...rest } = options || {}
     rejectUnknown(rest, 'options', ['throttleMs'])
     checkMillis(throttleMs, 'options.throttleMs')
+    const notify = guarded('onScreen', listener)
     let active = true
     let last = ''
     const loop = async () => {
@@ -334,11 +344,7 @@ class PtySession {
         const key = `${screen.rows}x${screen.cols}|${screen.cursor.row},${screen.cursor.col},${screen.cursor.visible}|${screen.altScreen}|${screen.title}|${screen.text}`
         if (key !== last) {
           last = key
-          try {
-            listener(withLines(screen))
-          } catch (err) {
-            reportListenerError('onScreen', err)
-          }
+          notify(withLines(screen))
         }
         if (!this.#native.running) return
         await this.#native.waitOutput(screen.seq, 2 ** 31 - 1)
@@ -459,27 +465,16 @@ class Shell {
   }
 
   run(options, onData) {
-    let detach = () => {}
     try {
       checkOptionsObject(options, 'options')
       checkFunction(onData, 'onData')
-      let token
-      ;[token, detach] = cancelTokenFor(options ? options.signal : undefined, 'options')
-      const listener =
-        onData === undefined
-          ? undefined
-          : (chunk) => {
-              try {
-                onData(chunk)
-              } catch (err) {
-                reportListenerError('onData', err)
-              }
-            }
-      return this.#native.run(options, listener, token).finally(detach)
     } catch (err) {
-      detach()
       return Promise.reject(err)
     }
+    const listener = guarded('onData', onData)
+    return withSignal(options ? options.signal : undefined, 'options', (token) =>
+      this.#native.run(options, listener, token),
+    )
   }
 
   abort() {
@@ -521,18 +516,8 @@ class ToolRegistry {
     checkOptionsObject(options, 'options')
     const onEvent = options ? options.onEvent : undefined
     checkFunction(onEvent, 'options.onEvent')
-    const pump =
-      onEvent === undefined
-        ? undefined
-        : (events) => {
-            for (const event of events) {
-              try {
-                onEvent(event)
-              } catch (err) {
-                reportListenerError('onEvent', err)
-              }
-            }
-          }
+    const emit = guarded('onEvent', onEvent)
+    const pump = emit === undefined ? undefined : (events) => events.forEach(emit)
     this.#native = new native.NativeRegistry(options, pump, baseEnv())
   }
 
