@@ -290,7 +290,22 @@ fn a_script_without_interpreter_line_runs_with_bin_sh() {
 #[test]
 fn sequential_sessions_leak_no_descriptors() {
     let _guard = setup();
-    let count = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    // A session thread publishes the exit just before it closes its
+    // descriptors, so the count is read once it stopped changing.
+    let count = || {
+        let read = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let (mut last, mut same) = (read(), 0);
+        for _ in 0..200 {
+            std::thread::sleep(Duration::from_millis(10));
+            let now = read();
+            same = if now == last { same + 1 } else { 0 };
+            last = now;
+            if same == 5 {
+                break;
+            }
+        }
+        last
+    };
     run(opts("true", &[]));
     let before = count();
     for i in 0..100 {

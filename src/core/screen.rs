@@ -90,10 +90,29 @@ pub struct Screen {
     /// Skip plain-text lines that scroll out of the model anyway (see
     /// [`Screen::process`]); off only to test that skipping changes nothing.
     fast_forward: bool,
+    /// Plain text received but not parsed yet (see [`Screen::process`]).
+    pending: Vec<u8>,
+    /// Plain text before `pending` was dropped unparsed: the cursor goes to
+    /// the bottom row, column 0, before `pending` is parsed.
+    pending_skipped: bool,
+    /// Let plain text wait in `pending`; off only to test that waiting
+    /// changes nothing.
+    defer: bool,
+    /// [`DEFER_MAX`], smaller in tests.
+    defer_max: usize,
+    /// The start of a UTF-8 character whose other bytes have not arrived.
+    held: Vec<u8>,
 }
 
 /// Plain text in a chunk shorter than this is always parsed line by line.
 const FAST_FORWARD_MIN: usize = 16 << 10;
+
+/// Unparsed plain text is parsed once this much has piled up, even if nobody
+/// looked at the screen.
+const DEFER_MAX: usize = 1 << 20;
+
+/// After catching up, a pending buffer larger than this is given back.
+const PENDING_KEPT: usize = 64 << 10;
 
 /// Titles kept by the title stack (as xterm.js).
 const TITLE_STACK_LIMIT: usize = 10;
@@ -215,39 +234,141 @@ impl Screen {
             ),
             compat: compat::Compat::new(nz(cols).get()),
             fast_forward: true,
+            pending: Vec::new(),
+            pending_skipped: false,
+            defer: true,
+            defer_max: DEFER_MAX,
+            held: Vec::new(),
         }
     }
 
     /// Feeds program output; appends the answers to any terminal queries in
     /// it to `replies` (they must be written back to the program).
     ///
-    /// A flood of plain text (`cat` of a large file, a log) is mostly lines
-    /// that scroll past the screen and out of the scrollback before anyone
-    /// can look at them. When a chunk starts with such text and enough line
-    /// feeds follow to push everything before them out of the model, the
-    /// lines before those are not parsed at all: the cursor is put where they
-    /// would have left it (the bottom row, column 0, after a CR LF) and
-    /// parsing resumes there. Enough means the screen, the scrollback and
-    /// the most rows a resize can add, so the resulting screen, scrollback
-    /// and later resizes are exactly those of parsing every byte (a test
-    /// compares the two on random floods). It applies only on the main
-    /// screen between sequences, with full-screen scroll margins and origin
-    /// mode off.
+    /// Plain text — printable characters, CR, LF and tab, arriving while the
+    /// parser is between sequences — is not parsed at once: it waits until
+    /// someone looks at the screen, other output arrives, or [`DEFER_MAX`]
+    /// bytes piled up. Such text cannot ask anything, change a mode, the
+    /// title or the screen in use, so [`Screen::modes`],
+    /// [`Screen::synchronized`] and [`Screen::alt_screen`] are current
+    /// without it, every reply still goes out as its query is seen, and the
+    /// methods that show content parse it first.
+    ///
+    /// Waiting pays off with a flood (`cat` of a large file, a log): most of
+    /// its lines scroll past the screen and out of the scrollback before
+    /// anyone can look at them. When the text to parse starts with such
+    /// lines and enough line feeds follow to push everything before them out
+    /// of the model, the lines before those are not parsed at all: the
+    /// cursor is put where they would have left it (the bottom row, column
+    /// 0, after a CR LF) and parsing resumes there. Enough means the screen,
+    /// the scrollback and the most rows a resize can add, so the resulting
+    /// screen, scrollback and later resizes are exactly those of parsing
+    /// every byte (tests compare the two on random floods). It applies only
+    /// on the main screen between sequences, with full-screen scroll margins
+    /// and origin mode off.
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
-        let skip = self.plain_text_to_skip(bytes);
-        let bytes = if skip > 0 {
-            let (rows, _) = self.size();
-            let home = format!("\x1b[{rows};1H");
-            self.compat.process(&mut self.parser, home.as_bytes());
-            &bytes[skip..]
+        if self.defer && self.can_defer(bytes) {
+            self.pending.extend_from_slice(bytes);
+            if self.pending.len() >= self.defer_max {
+                // Drop what would scroll out unparsed anyway; parse only if
+                // that does not make room.
+                let cut = self.plain_text_to_skip(&self.pending);
+                if cut > 0 {
+                    self.pending.drain(..cut);
+                    self.pending_skipped = true;
+                    // The rest of a held character was in the dropped text.
+                    self.held.clear();
+                }
+                if self.pending.len() >= self.defer_max {
+                    self.catch_up();
+                }
+            }
         } else {
-            bytes
-        };
-        self.compat.process(&mut self.parser, bytes);
+            self.catch_up();
+            self.parse(bytes);
+        }
         let hooks = self.parser.callbacks_mut();
         if !hooks.replies.is_empty() {
             replies.append(&mut hooks.replies);
         }
+    }
+
+    /// True when `bytes` may wait unparsed: plain text that starts between
+    /// sequences (after pending text, which ends there too).
+    fn can_defer(&self, bytes: &[u8]) -> bool {
+        (!self.pending.is_empty() || self.compat.at_ground()) && plain_prefix(bytes) == bytes.len()
+    }
+
+    /// Parses the text that waited (see [`Screen::process`]).
+    ///
+    /// Any reply it produces (none, for plain text) is kept for the next
+    /// [`Screen::process`] call.
+    fn catch_up(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        if std::mem::take(&mut self.pending_skipped) {
+            self.home_after_skip();
+        }
+        self.parse(&pending);
+        pending.clear();
+        if pending.capacity() <= PENDING_KEPT {
+            self.pending = pending;
+        }
+    }
+
+    /// Parses `bytes`, never handing the parser part of a UTF-8 character:
+    /// `vte` 0.15 drops the character after one that was split across two
+    /// calls, and a pty read can end anywhere.
+    fn parse(&mut self, mut bytes: &[u8]) {
+        if !self.held.is_empty() {
+            let need = utf8_len(self.held[0]).saturating_sub(self.held.len());
+            let more = bytes
+                .iter()
+                .take(need)
+                .take_while(|&&b| b & 0xc0 == 0x80)
+                .count();
+            self.held.extend_from_slice(&bytes[..more]);
+            bytes = &bytes[more..];
+            if more == need {
+                let held = std::mem::take(&mut self.held);
+                self.parse_whole(&held);
+            } else if bytes.is_empty() {
+                return; // Still incomplete.
+            } else {
+                // Not a valid character: the parser shows it as it will.
+                let mut joined = std::mem::take(&mut self.held);
+                joined.extend_from_slice(bytes);
+                let cut = joined.len() - incomplete_tail(&joined);
+                self.held = joined.split_off(cut);
+                self.parse_whole(&joined);
+                return;
+            }
+        }
+        let cut = bytes.len() - incomplete_tail(bytes);
+        self.held.extend_from_slice(&bytes[cut..]);
+        self.parse_whole(&bytes[..cut]);
+    }
+
+    /// Parses `bytes`, which end on a character boundary.
+    fn parse_whole(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let skip = self.plain_text_to_skip(bytes);
+        if skip > 0 {
+            self.home_after_skip();
+        }
+        self.compat.process(&mut self.parser, &bytes[skip..]);
+    }
+
+    /// Puts the cursor where skipped plain text left it: after its last
+    /// CR LF, on the bottom row (see [`Screen::process`]).
+    fn home_after_skip(&mut self) {
+        let (rows, _) = self.size();
+        let home = format!("\x1b[{rows};1H");
+        self.compat.process(&mut self.parser, home.as_bytes());
     }
 
     /// How many leading bytes of `bytes` can go unparsed (see [`Screen::process`]).
@@ -261,10 +382,7 @@ impl Screen {
             return 0;
         }
         // The leading run of printable characters, CR, LF and tab.
-        let plain = bytes
-            .iter()
-            .position(|&b| (b < 0x20 && !matches!(b, b'\r' | b'\n' | b'\t')) || b == 0x7f)
-            .unwrap_or(bytes.len());
+        let plain = plain_prefix(bytes);
         // Line feeds that must follow the cut: each scrolls at least one
         // row, so these push the screen and the whole scrollback out, and
         // leave vt100's count of lost scrollback rows at least as large as
@@ -287,7 +405,12 @@ impl Screen {
         // After CR LF the cursor is in column 0; and with at least a screen
         // of line feeds before the cut it is on the bottom row.
         let crlf = cut >= 2 && bytes[cut - 2] == b'\r';
-        let lfs_before = bytes[..cut].iter().filter(|&&b| b == b'\n').count();
+        let lfs_before = bytes[..cut]
+            .iter()
+            .rev()
+            .filter(|&&b| b == b'\n')
+            .take(usize::from(rows))
+            .count();
         if !crlf || lfs_before < usize::from(rows) || cut < FAST_FORWARD_MIN / 4 {
             return 0;
         }
@@ -296,6 +419,12 @@ impl Screen {
 
     /// Changes the size; rows are truncated or padded, nothing is reflowed.
     pub fn resize(&mut self, rows: u16, cols: u16) {
+        if (nz(rows).get(), nz(cols).get()) == self.size() {
+            // Not a change: vt100 keeps everything, margins included.
+            return;
+        }
+        // The waiting text was written for the old size.
+        self.catch_up();
         self.parser.set_size(nz(rows), nz(cols));
         self.compat.resize(nz(cols).get());
     }
@@ -327,7 +456,7 @@ impl Screen {
     }
 
     /// The visible text, as in [`Snapshot::text`], without building the rest.
-    pub fn text(&self) -> String {
+    pub fn text(&mut self) -> String {
         let lines: Vec<String> = self.lines();
         join_trimmed(&lines)
     }
@@ -336,7 +465,8 @@ impl Screen {
     ///
     /// Only blank cells (spaces) are trimmed: a program that printed a
     /// no-break or ideographic space at the end of a line still shows it.
-    pub fn lines(&self) -> Vec<String> {
+    pub fn lines(&mut self) -> Vec<String> {
+        self.catch_up();
         let (_, cols) = self.size();
         self.parser
             .screen()
@@ -350,9 +480,9 @@ impl Screen {
     }
 
     /// A plain-text picture of the screen.
-    pub fn snapshot(&self) -> Snapshot {
-        let screen = self.parser.screen();
+    pub fn snapshot(&mut self) -> Snapshot {
         let lines = self.lines();
+        let screen = self.parser.screen();
         let (cursor_row, cursor_col) = cursor_on_screen(screen);
         let (rows, cols) = self.size();
         Snapshot {
@@ -376,6 +506,51 @@ fn cursor_on_screen(screen: &vt100::Screen) -> (u16, u16) {
     let (row, col) = screen.cursor_position();
     let (_, cols) = screen.size();
     (row, col.min(cols.get() - 1))
+}
+
+/// The length of the leading run of plain text in `bytes`: printable
+/// characters (any byte from 0x20 but DEL, so UTF-8 too), CR, LF and tab.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    // Blocks without an early exit inside, so the check vectorizes.
+    let mut done = 0;
+    for block in bytes.chunks(256) {
+        let bad = block.iter().fold(false, |bad, &b| {
+            bad | ((b < 0x20) & (b != b'\r') & (b != b'\n') & (b != b'\t')) | (b == 0x7f)
+        });
+        if bad {
+            let at = block
+                .iter()
+                .position(|&b| (b < 0x20 && !matches!(b, b'\r' | b'\n' | b'\t')) || b == 0x7f)
+                .unwrap_or(block.len());
+            return done + at;
+        }
+        done += block.len();
+    }
+    done
+}
+
+/// The length of the UTF-8 sequence that `lead` starts (1 for anything else).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    }
+}
+
+/// How many bytes at the end of `bytes` start a UTF-8 character that is not
+/// complete yet.
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    let start = bytes.len().saturating_sub(3);
+    for i in (start..bytes.len()).rev() {
+        let b = bytes[i];
+        if b & 0xc0 != 0x80 {
+            let have = bytes.len() - i;
+            return if utf8_len(b) > have { have } else { 0 };
+        }
+    }
+    0
 }
 
 /// Joins rows with `\n`, dropping trailing blank rows.
@@ -404,7 +579,7 @@ mod tests {
 
     #[test]
     fn text_trims_rows_and_drops_trailing_blank_rows() {
-        let (screen, _) = screen_of(b"a   \r\n\r\n  b  \r\n   \r\n");
+        let (mut screen, _) = screen_of(b"a   \r\n\r\n  b  \r\n   \r\n");
         let snap = screen.snapshot();
         assert_eq!(snap.text, "a\n\n  b");
         assert_eq!(snap.lines.len(), 24);
@@ -414,7 +589,7 @@ mod tests {
 
     #[test]
     fn only_blank_cells_are_trimmed() {
-        let (screen, _) = screen_of("a\u{a0}\r\nb\u{3000}\r\nc\t\r\n".as_bytes());
+        let (mut screen, _) = screen_of("a\u{a0}\r\nb\u{3000}\r\nc\t\r\n".as_bytes());
         let snap = screen.snapshot();
         assert_eq!(&snap.lines[..3], ["a\u{a0}", "b\u{3000}", "c"]);
         assert_eq!(snap.text, "a\u{a0}\nb\u{3000}\nc");
@@ -422,7 +597,7 @@ mod tests {
 
     #[test]
     fn a_row_of_spaces_is_blank_and_inner_gaps_stay() {
-        let (screen, _) = screen_of(b"      \r\n\x1b[2;5Hx\x1b[3;1H\x1b[44m\x1b[K\x1b[m");
+        let (mut screen, _) = screen_of(b"      \r\n\x1b[2;5Hx\x1b[3;1H\x1b[44m\x1b[K\x1b[m");
         let snap = screen.snapshot();
         assert_eq!(&snap.lines[..3], ["", "    x", ""]);
         assert_eq!(snap.text, "\n    x");
@@ -430,7 +605,7 @@ mod tests {
 
     #[test]
     fn empty_screen_is_empty_text() {
-        let (screen, _) = screen_of(b"");
+        let (mut screen, _) = screen_of(b"");
         let snap = screen.snapshot();
         assert_eq!(snap.text, "");
         assert!(snap.lines.iter().all(String::is_empty));
@@ -440,7 +615,7 @@ mod tests {
 
     #[test]
     fn wide_and_combining_characters_are_one_character_each() {
-        let (screen, _) = screen_of("日本語 e\u{301}x".as_bytes());
+        let (mut screen, _) = screen_of("日本語 e\u{301}x".as_bytes());
         let snap = screen.snapshot();
         assert_eq!(snap.text, "日本語 e\u{301}x");
         // Three wide characters take six columns.
@@ -449,7 +624,7 @@ mod tests {
 
     #[test]
     fn cursor_movement_and_erase() {
-        let (screen, _) = screen_of(b"hello world\x1b[1;7H\x1b[KWORLD\x1b[5;3Hx");
+        let (mut screen, _) = screen_of(b"hello world\x1b[1;7H\x1b[KWORLD\x1b[5;3Hx");
         let snap = screen.snapshot();
         assert_eq!(snap.lines[0], "hello WORLD");
         assert_eq!(snap.lines[4], "  x");
@@ -707,6 +882,186 @@ mod tests {
                 &mut fast,
                 &format!("{what}, resized to {taller}"),
             );
+        }
+    }
+
+    /// Output of a program that mixes floods with everything else: colours,
+    /// cursor moves, erases, queries (some split across chunks), modes, the
+    /// alternate screen, titles, backspaces, margins (on either screen),
+    /// origin mode, soft resets and saved cursors.
+    fn mixed_output(rng: &mut Rng) -> Vec<u8> {
+        let pieces: [&[u8]; 21] = [
+            b"\x1b[1;31m",
+            b"\x1b[0m",
+            b"\x1b[6n",
+            b"\x1b[c",
+            b"\x1b[?2026h",
+            b"\x1b[?2026l",
+            b"\x1b[?1h",
+            b"\x1b[?1l",
+            b"\x1b]0;title\x07",
+            b"\x1b[5;7H",
+            b"\x1b[2J",
+            b"\x08\x08",
+            b"\x1b[3;9r",
+            b"\x1b[r",
+            b"\x1b[?1049h",
+            b"\x1b[?1049l",
+            b"\x1b[!p",
+            b"\x1b[?6h",
+            b"\x1b[?6l",
+            b"\x1b7",
+            b"\x1b8",
+        ];
+        let mut out = Vec::new();
+        for _ in 0..60 {
+            if rng.below(3) == 0 {
+                let lines = rng.below(3000) as usize;
+                out.extend(flood(rng, lines));
+            } else {
+                out.extend_from_slice(pieces[rng.below(pieces.len() as u64) as usize]);
+                let lines = rng.below(4) as usize;
+                out.extend(flood(rng, lines));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn deferred_parsing_changes_nothing_anyone_can_see() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut deferred_somewhere, mut dropped_somewhere) = (false, false);
+        for case in 0..16 {
+            let rows = 2 + rng.below(40) as u16;
+            let cols = 10 + rng.below(120) as u16;
+            let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
+            let mut exact = Screen::new(rows, cols, scrollback);
+            exact.fast_forward = false;
+            exact.defer = false;
+            let mut lazy = Screen::new(rows, cols, scrollback);
+            // Small limits make waiting text hit them (and be dropped).
+            lazy.defer_max = [16 << 10, 64 << 10, DEFER_MAX][rng.below(3) as usize];
+            let bytes = mixed_output(&mut rng);
+            let what = format!("case {case}: {rows}x{cols}, scrollback {scrollback}");
+            let (mut exact_replies, mut lazy_replies) = (Vec::new(), Vec::new());
+            let mut at = 0;
+            while at < bytes.len() {
+                // Small chunks split sequences; large ones carry floods.
+                let most = if rng.below(2) == 0 { 8 } else { 96 << 10 };
+                let n = (1 + rng.below(most) as usize).min(bytes.len() - at);
+                exact.process(&bytes[at..at + n], &mut exact_replies);
+                lazy.process(&bytes[at..at + n], &mut lazy_replies);
+                at += n;
+                deferred_somewhere |= !lazy.pending.is_empty();
+                dropped_somewhere |= lazy.pending_skipped;
+                // Every reply goes out as soon as its query arrived.
+                assert_eq!(lazy_replies, exact_replies, "{what}: replies at {at}");
+                assert_eq!(lazy.modes(), exact.modes(), "{what}: modes at {at}");
+                assert_eq!(
+                    lazy.synchronized(),
+                    exact.synchronized(),
+                    "{what}: 2026 at {at}"
+                );
+                assert_eq!(lazy.alt_screen(), exact.alt_screen(), "{what}: alt at {at}");
+                if rng.below(8) == 0 {
+                    assert_eq!(
+                        lazy.snapshot(),
+                        exact.snapshot(),
+                        "{what}: snapshot at {at}"
+                    );
+                }
+                if rng.below(64) == 0 {
+                    // Sometimes the same size, which changes nothing.
+                    let (r, c) = match rng.below(4) {
+                        0 => exact.size(),
+                        _ => (2 + rng.below(40) as u16, 10 + rng.below(120) as u16),
+                    };
+                    exact.resize(r, c);
+                    lazy.resize(r, c);
+                }
+            }
+            assert_eq!(lazy.snapshot(), exact.snapshot(), "{what}: at the end");
+            compare(&mut exact, &mut lazy, &what);
+        }
+        assert!(deferred_somewhere, "no output ever waited");
+        assert!(dropped_somewhere, "waiting output was never dropped");
+    }
+
+    #[test]
+    fn characters_split_between_reads_lose_nothing() {
+        // Two-, three- and four-byte characters, a combining mark, then more
+        // text right behind each, and an invalid sequence.
+        let text =
+            "x \u{e9} \u{65e5}\u{672c} e\u{301}C\u{2500} \u{1f600}y \u{e9}\u{65e5}".as_bytes();
+        let mut bytes = text.to_vec();
+        bytes.extend_from_slice(b" \xc3( \xe6\x97z end");
+        let mut whole = Screen::new(5, 40, 0);
+        let mut replies = Vec::new();
+        whole.process(&bytes, &mut replies);
+        let want = whole.snapshot();
+        assert!(
+            want.text
+                .starts_with("x \u{e9} \u{65e5}\u{672c} e\u{301}C\u{2500} \u{1f600}y")
+        );
+        for at in 1..bytes.len() {
+            for at2 in [at + 1, at + 2, bytes.len()] {
+                let mut split = Screen::new(5, 40, 0);
+                split.defer = false;
+                split.process(&bytes[..at], &mut replies);
+                split.process(&bytes[at..at2.min(bytes.len())], &mut replies);
+                split.process(&bytes[at2.min(bytes.len())..], &mut replies);
+                assert_eq!(split.snapshot(), want, "split at {at} and {at2}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_query_split_across_chunks_is_answered_at_once() {
+        let mut screen = Screen::new(24, 80, 100);
+        let mut replies = Vec::new();
+        screen.process(b"plain text\r\n", &mut replies);
+        assert!(!screen.pending.is_empty(), "plain text waits");
+        screen.process(b"\x1b[", &mut replies);
+        assert!(
+            screen.pending.is_empty(),
+            "other output parses what waited first"
+        );
+        screen.process(b"6", &mut replies);
+        screen.process(b"n", &mut replies);
+        assert_eq!(replies, b"\x1b[2;1R");
+    }
+
+    #[test]
+    fn fast_forward_follows_the_margins_of_the_main_screen() {
+        let flood_text = flood(&mut Rng(11), 6000);
+        let preludes: [(&str, &[u8], bool); 4] = [
+            // Margins on the main screen, reset only on the alternate one.
+            (
+                "reset on alt",
+                b"\x1b[3;9r\x1b[?1049h\x1b[r\x1b[?1049l",
+                false,
+            ),
+            // Margins on the alternate screen only.
+            ("set on alt", b"\x1b[?1049h\x1b[3;9r\x1b[?1049l", true),
+            // A soft reset (DECSTR) clears them.
+            ("soft reset", b"\x1b[3;9r\x1b[!p", true),
+            // A resize to the same size keeps them.
+            ("same size", b"\x1b[3;9r", false),
+        ];
+        for (what, prelude, skips) in preludes {
+            let mut full = Screen::new(24, 80, 100);
+            full.fast_forward = false;
+            full.defer = false;
+            let mut fast = Screen::new(24, 80, 100);
+            let mut replies = Vec::new();
+            for screen in [&mut full, &mut fast] {
+                screen.process(prelude, &mut replies);
+                screen.resize(24, 80);
+            }
+            assert_eq!(fast.plain_text_to_skip(&flood_text) > 0, skips, "{what}");
+            full.process(&flood_text, &mut replies);
+            fast.process(&flood_text, &mut replies);
+            compare(&mut full, &mut fast, what);
         }
     }
 

@@ -179,8 +179,9 @@ pub(super) struct Compat {
     insert_pending: Option<(u16, u16)>,
     cols: u16,
     /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), as given; `None`
-    /// when they were never set or were reset.
-    margins: Option<(u16, u16)>,
+    /// when they were never set or were reset. One per screen (main,
+    /// alternate), as vt100 keeps them.
+    margins: [Option<(u16, u16)>; 2],
     /// Origin mode (DECOM, `CSI ? 6 h`).
     origin: bool,
 }
@@ -208,7 +209,7 @@ impl Compat {
             tabs: None,
             insert_pending: None,
             cols,
-            margins: None,
+            margins: [None; 2],
             origin: false,
         }
     }
@@ -217,8 +218,15 @@ impl Compat {
     /// grammar) is between sequences and characters, and line feeds scroll
     /// the whole screen of `rows` rows: what the screen's fast-forward over
     /// plain text needs.
+    /// True between sequences (not inside an escape, control sequence or string).
+    pub(super) fn at_ground(&self) -> bool {
+        self.state == State::Ground
+    }
+
+    /// True when plain text on the main screen may be skipped (see
+    /// `Screen::process`): between sequences, with full-screen margins.
     pub(super) fn plain_text_ok(&self, rows: u16) -> bool {
-        let full_margins = match self.margins {
+        let full_margins = match self.margins[0] {
             None => true,
             Some((top, bottom)) => top <= 1 && (bottom == 0 || bottom >= rows),
         };
@@ -232,7 +240,7 @@ impl Compat {
     /// The terminal got `cols` columns; new columns get the default stops.
     pub(super) fn resize(&mut self, cols: u16) {
         // A size change resets the scroll margins (xterm, and vt100 too).
-        self.margins = None;
+        self.margins = [None; 2];
         if let Some(tabs) = &mut self.tabs {
             let old = tabs.len();
             tabs.resize(usize::from(cols), false);
@@ -620,11 +628,19 @@ impl Compat {
             (0, 0, b'r') => {
                 let top = p.values.first().copied().unwrap_or(0);
                 let bottom = p.values.get(1).copied().unwrap_or(0);
-                self.margins = (top > 1 || bottom != 0).then_some((top, bottom));
+                let alt = usize::from(run.parser.screen().alternate_screen());
+                self.margins[alt] = (top > 1 || bottom != 0).then_some((top, bottom));
             }
             // DECSTR, soft reset.
             (0, b'!', b'p') => {
-                self.margins = None;
+                // vt100 has no DECSTR: reset its margins and origin mode
+                // here, keeping the cursor where it is (as xterm does).
+                run.flush_to(i + 1);
+                let (row, col) = run.parser.screen().cursor_position();
+                let col = col.min(self.cols.saturating_sub(1));
+                run.inject(format!("\x1b[?6l\x1b[r\x1b[{};{}H", row + 1, col + 1).as_bytes());
+                let alt = usize::from(run.parser.screen().alternate_screen());
+                self.margins[alt] = None;
                 self.origin = false;
                 self.insert = false;
                 self.autowrap = true;
