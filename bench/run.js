@@ -114,7 +114,7 @@ const LABEL = {
   'node-pty': 'node-pty',
   'node-pty+xterm': 'node-pty + @xterm/headless',
   ruspty: '@replit/ruspty',
-  'ptypilot-sb0': 'ptypilot, `scrollback: 0` (informative)',
+  bare: 'bare read loop in Python, no JS (informative: the pty ceiling)',
 }
 const mark = (ok) => (ok ? '**met**' : '**missed**')
 
@@ -144,7 +144,7 @@ function markdown(results, info, targets) {
   if (r.throughput) {
     out.push(`### 1. Output throughput to JS (MiB/s, median (min–max) of ${r.throughput.rounds} runs; higher is better)`)
     out.push('')
-    out.push('Timed from spawn until the last character reached the callback and, with a screen model, the screen text was read after parsing finished. A run that lost output counts in "lost runs" and its rate is computed over what arrived.')
+    out.push('Timed from spawn until the last character reached the callback and, with a screen model, the screen text was read after parsing finished. A run that lost output counts in "lost runs" and its rate is computed over what arrived. The bare read loop is no library: it reads the pty into nothing, outside Node, and shows what the pty itself delivers here (its "chunks" are reads).')
     out.push('')
     const workloads = [...new Set(r.throughput.rows.map((x) => x.workload))]
     out.push('| workload | implementation | MiB/s | ptypilot ÷ this | lost runs | chunks per run |')

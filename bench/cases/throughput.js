@@ -17,7 +17,7 @@ const { summary, rotate, sleep, collect, emit, log, argv } = require('../lib/sta
 
 const opts = argv()
 const ROUNDS = Number(opts.rounds || 5)
-const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty,ptypilot-sb0').split(',').map((n) => ALL[n])
+const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty,bare').split(',').map((n) => ALL[n])
 const SCALE = Number(opts.scale || 1)
 
 function workloads() {
@@ -57,6 +57,10 @@ function workloads() {
  */
 async function runOnce(impl, w) {
   collect()
+  if (impl.selfTimed) {
+    const { bytes, ms, reads } = impl.run(w.command, w.args)
+    return { ms, received: bytes, chunks: reads, screenTail: null }
+  }
   let received = 0
   let chunks = 0
   let tLast = null

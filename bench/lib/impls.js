@@ -40,11 +40,20 @@ const ptypilot = {
   },
 }
 
-/** ptypilot with `scrollback: 0`: the screen model keeps no lines above the screen. */
-const ptypilotNoScrollback = {
-  name: 'ptypilot-sb0',
-  label: 'ptypilot, scrollback: 0',
-  spawn: (opts, onData) => ptypilot.spawn(opts, onData, { scrollback: 0 }),
+/**
+ * The pty's own ceiling: a blocking read loop in Python (bench/lib/bare-reader.py)
+ * with no JS and no screen model, timing itself. Only the throughput case uses
+ * it (`run(command, args)` instead of `spawn`).
+ */
+const bare = {
+  name: 'bare',
+  label: 'bare read loop, no JS (the pty ceiling)',
+  selfTimed: true,
+  run(command, args) {
+    const { execFileSync } = require('node:child_process')
+    const out = execFileSync('python3', [path.join(__dirname, 'bare-reader.py'), command, ...args], { env: ENV })
+    return JSON.parse(out.toString())
+  },
 }
 
 let nodePtyModule
@@ -167,6 +176,6 @@ const ruspty = {
   },
 }
 
-const ALL = { ptypilot, 'ptypilot-sb0': ptypilotNoScrollback, 'node-pty': nodePty, 'node-pty+xterm': nodePtyXterm, ruspty }
+const ALL = { ptypilot, bare, 'node-pty': nodePty, 'node-pty+xterm': nodePtyXterm, ruspty }
 
 module.exports = { ALL, ptypilot, nodePty, nodePtyXterm, ruspty, xtermText, xtermLib, ptypilotLib, ENV, ROOT }
