@@ -54,7 +54,20 @@ pub struct Transcript {
     /// Absolute cursor of `buf[0]`.
     start: u64,
     limit: usize,
+    /// Cursors of line starts, oldest first, at least [`CHECKPOINT_EVERY`]
+    /// apart: just after a `\n` that the [`Stripper`] takes as a line end
+    /// (not one inside an escape sequence). A stripper started there is in
+    /// the state one started further back would be in, so a `tail` read
+    /// strips only from a recent checkpoint instead of the whole ring.
+    checkpoints: VecDeque<u64>,
+    /// The [`Stripper`]'s escape state at the end of what was pushed.
+    scan: StripState,
+    /// [`CHECKPOINT_EVERY`], smaller in tests.
+    checkpoint_every: u64,
 }
+
+/// Smallest distance between two transcript checkpoints (bytes).
+const CHECKPOINT_EVERY: u64 = 64 << 10;
 
 impl Transcript {
     /// An empty transcript that keeps at most `limit` bytes (memory grows
@@ -64,11 +77,81 @@ impl Transcript {
             buf: VecDeque::new(),
             start: 0,
             limit: limit.max(1),
+            checkpoints: VecDeque::new(),
+            scan: StripState::Ground,
+            checkpoint_every: CHECKPOINT_EVERY,
         }
     }
 
     /// Appends decoded output, dropping the oldest bytes beyond the limit.
     pub fn push(&mut self, text: &str) {
+        self.checkpoint(text);
+        self.push_bytes(text);
+        while self.checkpoints.front().is_some_and(|&c| c < self.start) {
+            self.checkpoints.pop_front();
+        }
+    }
+
+    /// Follows the stripper's escape state over `text` (about to be pushed
+    /// at [`Transcript::end`]) and records a checkpoint where one is due.
+    fn checkpoint(&mut self, text: &str) {
+        use StripState::*;
+        let base = self.end();
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            if matches!(self.scan, Ground | Cr) {
+                // Only ESC leaves the ground (a CR is settled by what follows
+                // it, and a `\n` after it still ends the line).
+                let esc = memchr::memchr(0x1b, &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                // The first line start in [at, esc) at least
+                // `checkpoint_every` after the last checkpoint, and so on.
+                let mut from = at;
+                loop {
+                    let last = self.checkpoints.back().copied().unwrap_or(0);
+                    let due = (last + self.checkpoint_every).saturating_sub(base + 1);
+                    let lo = from.max(usize::try_from(due).unwrap_or(usize::MAX));
+                    if lo >= esc {
+                        break;
+                    }
+                    let Some(nl) = memchr::memchr(b'\n', &bytes[lo..esc]) else {
+                        break;
+                    };
+                    from = lo + nl + 1;
+                    self.checkpoints.push_back(base + from as u64);
+                }
+                if esc == bytes.len() {
+                    self.scan = Ground;
+                    break;
+                }
+                self.scan = Esc;
+                at = esc + 1;
+                continue;
+            }
+            // Inside a sequence: step char by char, as the stripper does.
+            let c = text[at..].chars().next().unwrap_or('\0');
+            self.scan = match (self.scan, c) {
+                (Esc, '[') => Csi,
+                (Esc, ']' | 'P' | 'X' | '^' | '_') => Str,
+                (Esc, ' '..='/') => EscIntermediate,
+                (Esc, _) => Ground,
+                (EscIntermediate, ' '..='/') => EscIntermediate,
+                (EscIntermediate, _) => Ground,
+                (Csi, '@'..='~') => Ground,
+                (Csi, '\x1b') => Esc,
+                (Csi, _) => Csi,
+                (Str, '\x07' | '\u{9c}') => Ground,
+                (Str, '\x1b') => StrEsc,
+                (Str, _) => Str,
+                (StrEsc, '\\') => Ground,
+                (StrEsc, _) => Str,
+                (Ground | Cr, _) => unreachable!("handled above"),
+            };
+            at += c.len_utf8();
+        }
+    }
+
+    fn push_bytes(&mut self, text: &str) {
         let bytes = text.as_bytes();
         if bytes.len() >= self.limit {
             let skip = bytes.len() - self.limit;
@@ -120,8 +203,45 @@ impl Transcript {
         }
         let truncated = since < self.start;
         let from = since.max(self.start);
+        if let Some(n) = opts.tail {
+            // Strip from recent checkpoints, going back twice as far each
+            // time, until the text holds `n` whole lines.
+            let after: Vec<u64> = self
+                .checkpoints
+                .iter()
+                .copied()
+                .filter(|&c| c > from)
+                .collect();
+            let mut back = 1;
+            while back <= after.len() {
+                let mut result = self.read_from(after[after.len() - back], opts.raw);
+                let body = result.text.strip_suffix('\n').unwrap_or(&result.text);
+                let lines = if result.text.is_empty() {
+                    0
+                } else {
+                    body.matches('\n').count() + 1
+                };
+                if lines >= n {
+                    result.text = last_lines(&result.text, n).to_owned();
+                    result.truncated = truncated;
+                    return Ok(result);
+                }
+                back *= 2;
+            }
+        }
+        let mut result = self.read_from(from, opts.raw);
+        if let Some(n) = opts.tail {
+            result.text = last_lines(&result.text, n).to_owned();
+        }
+        result.truncated = truncated;
+        Ok(result)
+    }
+
+    /// Reads everything from `from` (a held cursor), stripped unless `raw`.
+    fn read_from(&self, from: u64, raw: bool) -> ReadResult {
+        let end = self.end();
         let window = self.window(from);
-        let (mut text, cursor) = if opts.raw {
+        let (text, cursor) = if raw {
             (window, end)
         } else {
             let mut stripper = Stripper::default();
@@ -134,14 +254,11 @@ impl Transcript {
             stripper.flush_line(&mut out);
             (out, cursor)
         };
-        if let Some(n) = opts.tail {
-            text = last_lines(&text, n).to_owned();
-        }
-        Ok(ReadResult {
+        ReadResult {
             text,
             cursor,
-            truncated,
-        })
+            truncated: false,
+        }
     }
 
     /// The held bytes from absolute cursor `from` as text, skipping a
@@ -481,6 +598,76 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code, super::super::ErrorCode::InvalidArg);
         assert!(err.message.contains("got 5"), "{}", err.message);
+    }
+
+    #[test]
+    fn tail_reads_from_checkpoints_match_whole_reads() {
+        // Output with line feeds inside escape sequences and strings (which
+        // do not end a line), CR LF, progress bars, ST as a C1 character.
+        let pieces = [
+            "line\r\n",
+            "\x1b[1mbold\x1b[0m\r\n",
+            "\x1b]0;ti\ntle\x07",
+            "\x1b]2;t\n\u{9c}",
+            "\x1b[3\n1m",
+            "\x1b\n",
+            "\x1b(\nB",
+            "\x1bP\nq\x1bx\n\x1b\\",
+            " 10%\r 50%\r",
+            "\r\n",
+            "\n",
+            "\u{65e5}\u{672c} e\u{301}",
+            "\x08x",
+        ];
+        let mut rng = 0x9e37_79b9_u64;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let mut used = 0;
+        for case in 0..40 {
+            let limit = [1 << 20, 4096, 700][case % 3];
+            let mut t = Transcript::new(limit);
+            t.checkpoint_every = [1, 16, 200][(case / 3) % 3];
+            let mut cursors = vec![0];
+            for _ in 0..400 {
+                let text: String = (0..1 + next(4))
+                    .map(|_| pieces[next(pieces.len())])
+                    .collect();
+                t.push(&text);
+                cursors.push(t.end());
+            }
+            used += t.checkpoints.len();
+            for _ in 0..30 {
+                let since = Some(cursors[next(cursors.len())]);
+                let raw = next(2) == 0;
+                let n = next(40);
+                let whole = t
+                    .read(&ReadOptions {
+                        since,
+                        tail: None,
+                        raw,
+                    })
+                    .unwrap();
+                let tail = t
+                    .read(&ReadOptions {
+                        since,
+                        tail: Some(n),
+                        raw,
+                    })
+                    .unwrap();
+                assert_eq!(
+                    tail.text,
+                    last_lines(&whole.text, n),
+                    "case {case}, tail {n}, since {since:?}, raw {raw}"
+                );
+                assert_eq!(tail.cursor, whole.cursor, "case {case}: cursor");
+                assert_eq!(tail.truncated, whole.truncated, "case {case}: truncated");
+            }
+        }
+        assert!(used > 0, "no checkpoint was ever taken");
     }
 
     #[test]
