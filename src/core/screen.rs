@@ -92,9 +92,9 @@ pub struct Screen {
     fast_forward: bool,
     /// Plain text received but not parsed yet (see [`Screen::process`]).
     pending: Vec<u8>,
-    /// Plain text before `pending` was dropped unparsed: the cursor goes to
-    /// the bottom row, column 0, before `pending` is parsed.
-    pending_skipped: bool,
+    /// Text skipped unparsed (bytes), for tests.
+    #[cfg(test)]
+    dropped: usize,
     /// Let plain text wait in `pending`; off only to test that waiting
     /// changes nothing.
     defer: bool,
@@ -110,6 +110,15 @@ const FAST_FORWARD_MIN: usize = 16 << 10;
 /// Unparsed plain text is parsed once this much has piled up, even if nobody
 /// looked at the screen.
 const DEFER_MAX: usize = 1 << 20;
+
+/// Where skipped plain text leaves the cursor, on the bottom row.
+#[derive(Debug, Clone, Copy)]
+enum Skip {
+    /// Column 0, after a CR LF.
+    LineStart,
+    /// Past the last column with a wrap pending, after this character.
+    RowStart(u8),
+}
 
 /// After catching up, a pending buffer larger than this is given back.
 const PENDING_KEPT: usize = 64 << 10;
@@ -235,7 +244,8 @@ impl Screen {
             compat: compat::Compat::new(nz(cols).get()),
             fast_forward: true,
             pending: Vec::new(),
-            pending_skipped: false,
+            #[cfg(test)]
+            dropped: 0,
             defer: true,
             defer_max: DEFER_MAX,
             held: Vec::new(),
@@ -260,7 +270,11 @@ impl Screen {
     /// lines and enough line feeds follow to push everything before them out
     /// of the model, the lines before those are not parsed at all: the
     /// cursor is put where they would have left it (the bottom row, column
-    /// 0, after a CR LF) and parsing resumes there. Enough means the screen,
+    /// 0, after a CR LF) and parsing resumes there. A long line without
+    /// line feeds (printable ASCII, autowrap on) is cut the same way at a
+    /// row start, each wrap on the bottom row counting as a line feed; the
+    /// cursor then waits past the last column after the character before
+    /// the cut. Enough means the screen,
     /// the scrollback and the most rows a resize can add, so the resulting
     /// screen, scrollback and later resizes are exactly those of parsing
     /// every byte (tests compare the two on random floods). It applies only
@@ -272,12 +286,15 @@ impl Screen {
             if self.pending.len() >= self.defer_max {
                 // Drop what would scroll out unparsed anyway; parse only if
                 // that does not make room.
-                let cut = self.plain_text_to_skip(&self.pending);
-                if cut > 0 {
+                if let Some((cut, skip)) = self.skip_of(&self.pending) {
                     self.pending.drain(..cut);
-                    self.pending_skipped = true;
                     // The rest of a held character was in the dropped text.
                     self.held.clear();
+                    self.apply_skip(skip);
+                    #[cfg(test)]
+                    {
+                        self.dropped += cut;
+                    }
                 }
                 if self.pending.len() >= self.defer_max {
                     self.catch_up();
@@ -308,9 +325,6 @@ impl Screen {
             return;
         }
         let mut pending = std::mem::take(&mut self.pending);
-        if std::mem::take(&mut self.pending_skipped) {
-            self.home_after_skip();
-        }
         self.parse(&pending);
         pending.clear();
         if pending.capacity() <= PENDING_KEPT {
@@ -356,30 +370,48 @@ impl Screen {
         if bytes.is_empty() {
             return;
         }
-        let skip = self.plain_text_to_skip(bytes);
-        if skip > 0 {
-            self.home_after_skip();
-        }
-        self.compat.process(&mut self.parser, &bytes[skip..]);
+        let cut = match self.skip_of(bytes) {
+            Some((cut, skip)) => {
+                self.apply_skip(skip);
+                #[cfg(test)]
+                {
+                    self.dropped += cut;
+                }
+                cut
+            }
+            None => 0,
+        };
+        self.compat.process(&mut self.parser, &bytes[cut..]);
     }
 
-    /// Puts the cursor where skipped plain text left it: after its last
-    /// CR LF, on the bottom row (see [`Screen::process`]).
-    fn home_after_skip(&mut self) {
-        let (rows, _) = self.size();
-        let home = format!("\x1b[{rows};1H");
-        self.compat.process(&mut self.parser, home.as_bytes());
+    /// Puts the cursor where skipped plain text left it (see [`Skip`]).
+    fn apply_skip(&mut self, skip: Skip) {
+        let (rows, cols) = self.size();
+        let seq = match skip {
+            Skip::LineStart => format!("\x1b[{rows};1H"),
+            // The last character before the cut, printed in the last
+            // column, leaves the wrap pending as the full text would.
+            Skip::RowStart(last) => format!("\x1b[{rows};{cols}H{}", char::from(last)),
+        };
+        self.compat.process(&mut self.parser, seq.as_bytes());
     }
 
-    /// How many leading bytes of `bytes` can go unparsed (see [`Screen::process`]).
+    /// How many leading bytes of `bytes` can go unparsed, for tests.
+    #[cfg(test)]
     fn plain_text_to_skip(&self, bytes: &[u8]) -> usize {
+        self.skip_of(bytes).map_or(0, |(cut, _)| cut)
+    }
+
+    /// How many leading bytes of `bytes` can go unparsed, and where they
+    /// leave the cursor (see [`Screen::process`]).
+    fn skip_of(&self, bytes: &[u8]) -> Option<(usize, Skip)> {
         if !self.fast_forward || bytes.len() < FAST_FORWARD_MIN {
-            return 0;
+            return None;
         }
         let screen = self.parser.screen();
         let (rows, _) = self.size();
         if screen.alternate_screen() || !self.compat.plain_text_ok(rows) {
-            return 0;
+            return None;
         }
         // The leading run of printable characters, CR, LF and tab.
         let plain = plain_prefix(bytes);
@@ -400,7 +432,7 @@ impl Screen {
             }
         }
         let Some(cut) = cut else {
-            return 0;
+            return self.row_skip_of(bytes, keep);
         };
         // After CR LF the cursor is in column 0; and with at least a screen
         // of line feeds before the cut it is on the bottom row.
@@ -412,9 +444,38 @@ impl Screen {
             .take(usize::from(rows))
             .count();
         if !crlf || lfs_before < usize::from(rows) || cut < FAST_FORWARD_MIN / 4 {
-            return 0;
+            return None;
         }
-        cut
+        Some((cut, Skip::LineStart))
+    }
+
+    /// The skip for a long line without line feeds: printable ASCII that
+    /// wraps at the right margin, each wrap on the bottom row scrolling one
+    /// row as a line feed would. The cut is at a row start, with enough
+    /// wraps before it to bring the cursor to the bottom row and `keep`
+    /// wraps after it.
+    fn row_skip_of(&self, bytes: &[u8], keep: usize) -> Option<(usize, Skip)> {
+        if !self.compat.wrap_skip_ok() {
+            return None;
+        }
+        let (rows, cols) = self.size();
+        let (rows, cols) = (usize::from(rows), usize::from(cols));
+        let run = bytes
+            .iter()
+            .position(|b| !(0x20..=0x7e).contains(b))
+            .unwrap_or(bytes.len());
+        // The first character that starts a row: the one after the last
+        // column, or the first when a wrap is already pending.
+        let col = usize::from(self.parser.screen().cursor_position().1);
+        let first = cols.saturating_sub(col);
+        // Rows start at first + j * cols; the last one inside the run:
+        let last = run.checked_sub(first + 1)? / cols;
+        let cut_row = last.checked_sub(keep)?;
+        let cut = first + cut_row * cols;
+        if cut_row + 1 < rows || cut < FAST_FORWARD_MIN / 4 {
+            return None;
+        }
+        Some((cut, Skip::RowStart(bytes[cut - 1])))
     }
 
     /// Changes the size; rows are truncated or padded, nothing is reflowed.
@@ -953,7 +1014,7 @@ mod tests {
                 lazy.process(&bytes[at..at + n], &mut lazy_replies);
                 at += n;
                 deferred_somewhere |= !lazy.pending.is_empty();
-                dropped_somewhere |= lazy.pending_skipped;
+                dropped_somewhere |= lazy.dropped > 0;
                 // Every reply goes out as soon as its query arrived.
                 assert_eq!(lazy_replies, exact_replies, "{what}: replies at {at}");
                 assert_eq!(lazy.modes(), exact.modes(), "{what}: modes at {at}");
@@ -1029,6 +1090,63 @@ mod tests {
         screen.process(b"6", &mut replies);
         screen.process(b"n", &mut replies);
         assert_eq!(replies, b"\x1b[2;1R");
+    }
+
+    #[test]
+    fn fast_forward_over_a_line_without_line_feeds_changes_nothing() {
+        let mut rng = Rng(0x51_7cc1_b727_220a);
+        let mut skipped = 0;
+        for case in 0..24 {
+            let rows = 2 + rng.below(40) as u16;
+            let cols = 10 + rng.below(120) as u16;
+            let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
+            let mut exact = Screen::new(rows, cols, scrollback);
+            exact.fast_forward = false;
+            exact.defer = false;
+            let mut fast = Screen::new(rows, cols, scrollback);
+            fast.defer_max = [16 << 10, 64 << 10, DEFER_MAX][rng.below(3) as usize];
+            // Start anywhere: a column, a wrap pending, colours, and in some
+            // cases autowrap off or insert mode (where no skip may happen).
+            let row = 1 + rng.below(u64::from(rows));
+            let col = 1 + rng.below(u64::from(cols));
+            let mut bytes = format!("\x1b[1;32mhead\x1b[{row};{col}H").into_bytes();
+            match rng.below(6) {
+                0 => bytes.extend_from_slice(format!("\x1b[{row};{cols}H!").as_bytes()),
+                1 => bytes.extend_from_slice(b"\x1b[?7l"),
+                2 => bytes.extend_from_slice(b"\x1b[4h"),
+                _ => {}
+            }
+            let len = 1 + rng.below(3 << 20) as usize;
+            let alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789 .-";
+            let offset = rng.below(alphabet.len() as u64) as usize;
+            bytes.extend((0..len).map(|i| alphabet[(i + offset) % alphabet.len()]));
+            if rng.below(2) == 0 {
+                bytes.extend_from_slice("\r\nafter \u{65e5}\u{672c}\x1b[0m tail".as_bytes());
+            }
+            let mut replies = Vec::new();
+            let mut at = 0;
+            while at < bytes.len() {
+                let n = (1 + rng.below(96 << 10) as usize).min(bytes.len() - at);
+                exact.process(&bytes[at..at + n], &mut replies);
+                fast.process(&bytes[at..at + n], &mut replies);
+                at += n;
+            }
+            let what = format!(
+                "case {case}: {rows}x{cols}, scrollback {scrollback}, {len} chars from {row};{col}"
+            );
+            assert_eq!(fast.snapshot(), exact.snapshot(), "{what}");
+            compare(&mut exact, &mut fast, &what);
+            skipped += fast.dropped;
+            let taller = rows + rng.below(u64::from(ROWS_RANGE.1 - rows) + 1) as u16;
+            exact.resize(taller, cols);
+            fast.resize(taller, cols);
+            compare(
+                &mut exact,
+                &mut fast,
+                &format!("{what}, resized to {taller} rows"),
+            );
+        }
+        assert!(skipped > 0, "no long line was ever skipped");
     }
 
     #[test]

@@ -237,6 +237,12 @@ impl Compat {
             && full_margins
     }
 
+    /// True when printed characters wrap at the right margin as vt100 does
+    /// by itself (autowrap on, no insert mode, no character set mapping).
+    pub(super) fn wrap_skip_ok(&self) -> bool {
+        !self.print_sensitive()
+    }
+
     /// The terminal got `cols` columns; new columns get the default stops.
     pub(super) fn resize(&mut self, cols: u16) {
         // A size change resets the scroll margins (xterm, and vt100 too).
