@@ -867,6 +867,17 @@ mod tests {
         b.parser.screen_mut().set_scrollback(0);
     }
 
+    /// [`compare`], then again after a random resize that grows the screen
+    /// (which pulls rows back from the scrollback).
+    fn compare_and_grow(a: &mut Screen, b: &mut Screen, what: &str, rng: &mut Rng) {
+        compare(a, b, what);
+        let (rows, cols) = a.size();
+        let taller = rows + rng.below(u64::from(ROWS_RANGE.1 - rows) + 1) as u16;
+        a.resize(taller, cols);
+        b.resize(taller, cols);
+        compare(a, b, &format!("{what}, resized to {taller} rows"));
+    }
+
     #[test]
     fn fast_forward_over_plain_text_changes_nothing() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -902,16 +913,7 @@ mod tests {
                 at += n;
             }
             let what = format!("case {case}: {rows}x{cols}, scrollback {scrollback}");
-            compare(&mut full, &mut fast, &what);
-            // A resize that grows the screen pulls rows back from the scrollback.
-            let taller = rows + rng.below(u64::from(ROWS_RANGE.1 - rows) + 1) as u16;
-            full.resize(taller, cols);
-            fast.resize(taller, cols);
-            compare(
-                &mut full,
-                &mut fast,
-                &format!("{what}, resized to {taller} rows"),
-            );
+            compare_and_grow(&mut full, &mut fast, &what, &mut rng);
         }
         assert!(skipped_somewhere, "the floods never took the fast path");
     }
@@ -988,22 +990,33 @@ mod tests {
         out
     }
 
+    /// Two screens of a random size and scrollback: one that parses every
+    /// byte as it comes, and one that waits and skips, with a random (often
+    /// small, so it is hit) limit for waiting text; and the size as text.
+    fn exact_and_lazy(rng: &mut Rng) -> (Screen, Screen, String) {
+        let rows = 2 + rng.below(40) as u16;
+        let cols = 10 + rng.below(120) as u16;
+        let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
+        let mut exact = Screen::new(rows, cols, scrollback);
+        exact.fast_forward = false;
+        exact.defer = false;
+        let mut lazy = Screen::new(rows, cols, scrollback);
+        lazy.defer_max = [16 << 10, 64 << 10, DEFER_MAX][rng.below(3) as usize];
+        (
+            exact,
+            lazy,
+            format!("{rows}x{cols}, scrollback {scrollback}"),
+        )
+    }
+
     #[test]
     fn deferred_parsing_changes_nothing_anyone_can_see() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         let (mut deferred_somewhere, mut dropped_somewhere) = (false, false);
         for case in 0..16 {
-            let rows = 2 + rng.below(40) as u16;
-            let cols = 10 + rng.below(120) as u16;
-            let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
-            let mut exact = Screen::new(rows, cols, scrollback);
-            exact.fast_forward = false;
-            exact.defer = false;
-            let mut lazy = Screen::new(rows, cols, scrollback);
-            // Small limits make waiting text hit them (and be dropped).
-            lazy.defer_max = [16 << 10, 64 << 10, DEFER_MAX][rng.below(3) as usize];
+            let (mut exact, mut lazy, size) = exact_and_lazy(&mut rng);
             let bytes = mixed_output(&mut rng);
-            let what = format!("case {case}: {rows}x{cols}, scrollback {scrollback}");
+            let what = format!("case {case}: {size}");
             let (mut exact_replies, mut lazy_replies) = (Vec::new(), Vec::new());
             let mut at = 0;
             while at < bytes.len() {
@@ -1097,14 +1110,8 @@ mod tests {
         let mut rng = Rng(0x51_7cc1_b727_220a);
         let mut skipped = 0;
         for case in 0..24 {
-            let rows = 2 + rng.below(40) as u16;
-            let cols = 10 + rng.below(120) as u16;
-            let scrollback = [0, 7, 100, 1000][rng.below(4) as usize];
-            let mut exact = Screen::new(rows, cols, scrollback);
-            exact.fast_forward = false;
-            exact.defer = false;
-            let mut fast = Screen::new(rows, cols, scrollback);
-            fast.defer_max = [16 << 10, 64 << 10, DEFER_MAX][rng.below(3) as usize];
+            let (mut exact, mut fast, size) = exact_and_lazy(&mut rng);
+            let (rows, cols) = exact.size();
             // Start anywhere: a column, a wrap pending, colours, and in some
             // cases autowrap off or insert mode (where no skip may happen).
             let row = 1 + rng.below(u64::from(rows));
@@ -1131,20 +1138,10 @@ mod tests {
                 fast.process(&bytes[at..at + n], &mut replies);
                 at += n;
             }
-            let what = format!(
-                "case {case}: {rows}x{cols}, scrollback {scrollback}, {len} chars from {row};{col}"
-            );
+            let what = format!("case {case}: {size}, {len} chars from {row};{col}");
             assert_eq!(fast.snapshot(), exact.snapshot(), "{what}");
-            compare(&mut exact, &mut fast, &what);
             skipped += fast.dropped;
-            let taller = rows + rng.below(u64::from(ROWS_RANGE.1 - rows) + 1) as u16;
-            exact.resize(taller, cols);
-            fast.resize(taller, cols);
-            compare(
-                &mut exact,
-                &mut fast,
-                &format!("{what}, resized to {taller} rows"),
-            );
+            compare_and_grow(&mut exact, &mut fast, &what, &mut rng);
         }
         assert!(skipped > 0, "no long line was ever skipped");
     }
