@@ -379,6 +379,35 @@ describe('what screen() shows', () => {
     expect(s.screen().cursor).toEqual({ row: 2, col: 5, visible: false })
   })
 
+  it('after a flood the screen and a taller resize show exactly the last lines', async () => {
+    // 2 MB of lines: most are never parsed, but what can be seen must be
+    // exactly what a terminal shows, also the rows a resize brings back.
+    const s = PtySession.spawn({ command: 'sh', args: ['-c', 'seq 1 300000; sleep 30'], cols: 80, rows: 24 })
+    try {
+      await s.waitFor(/^300000$/m, { timeoutMs: 20000 })
+      const numbers = (from: number, to: number) =>
+        Array.from({ length: to - from + 1 }, (_, i) => String(from + i))
+      expect(s.screen().lines).toEqual([...numbers(299978, 300000), ''])
+      s.resize(80, 60)
+      expect(s.screen().lines).toEqual([...numbers(299942, 300000), ''])
+      expect(s.screen().cursor).toMatchObject({ row: 59, col: 0 })
+    } finally {
+      s.kill()
+      await s.exited
+    }
+  })
+
+  it('after a flood without line feeds the screen shows exactly its last rows', async () => {
+    const s = python("import sys; sys.stdout.write('x' * 3000000 + 'END'); sys.stdout.flush()", { cols: 80, rows: 24 })
+    await s.exited
+    const total = 3000000 + 3
+    const last = total % 80 || 80
+    const screen = s.screen()
+    expect(screen.lines.slice(0, 23)).toEqual(Array(23).fill('x'.repeat(80)))
+    expect(screen.lines[23]).toBe('x'.repeat(last - 3) + 'END')
+    expect(screen.cursor).toMatchObject({ row: 23, col: last === 80 ? 79 : last })
+  })
+
   it('lines always has one entry per row, also after resize; seq grows with the output', async () => {
     const s = PtySession.spawn({ command: 'cat', cols: 50, rows: 7 })
     const before = s.screen()
