@@ -270,16 +270,16 @@ impl Screen {
     /// lines and enough line feeds follow to push everything before them out
     /// of the model, the lines before those are not parsed at all: the
     /// cursor is put where they would have left it (the bottom row, column
-    /// 0, after a CR LF) and parsing resumes there. A long line without
-    /// line feeds (printable ASCII, autowrap on) is cut the same way at a
-    /// row start, each wrap on the bottom row counting as a line feed; the
-    /// cursor then waits past the last column after the character before
-    /// the cut. Enough means the screen,
-    /// the scrollback and the most rows a resize can add, so the resulting
-    /// screen, scrollback and later resizes are exactly those of parsing
-    /// every byte (tests compare the two on random floods). It applies only
-    /// on the main screen between sequences, with full-screen scroll margins
-    /// and origin mode off.
+    /// 0, after a CR LF) and parsing resumes there. Enough means the
+    /// screen, the scrollback and the most rows a resize can add, so the
+    /// resulting screen, scrollback and later resizes are exactly those of
+    /// parsing every byte (tests compare the two on random floods). A long
+    /// line without line feeds (printable ASCII, autowrap on) is cut the
+    /// same way at a row start, each wrap on the bottom row counting as a
+    /// line feed; the cursor then waits past the last column after the
+    /// character before the cut. Skipping applies only on the main screen
+    /// between sequences, with full-screen scroll margins and origin mode
+    /// off.
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
         if self.defer && self.can_defer(bytes) {
             self.pending.extend_from_slice(bytes);
