@@ -92,6 +92,9 @@ pub struct Screen {
     fast_forward: bool,
     /// Plain text received but not parsed yet (see [`Screen::process`]).
     pending: Vec<u8>,
+    /// Length of the colour or erase sequence `pending` ends in the middle
+    /// of (a read can end anywhere), 0 if none.
+    open: usize,
     /// Text skipped unparsed (bytes), for tests.
     #[cfg(test)]
     dropped: usize,
@@ -244,6 +247,7 @@ impl Screen {
             compat: compat::Compat::new(nz(cols).get()),
             fast_forward: true,
             pending: Vec::new(),
+            open: 0,
             #[cfg(test)]
             dropped: 0,
             defer: true,
@@ -281,28 +285,21 @@ impl Screen {
     /// between sequences, with full-screen scroll margins and origin mode
     /// off.
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
-        if self.defer && self.can_defer(bytes) {
-            self.pending.extend_from_slice(bytes);
-            if self.pending.len() >= self.defer_max {
-                // Drop what would scroll out unparsed anyway; parse only if
-                // that does not make room.
-                if let Some((cut, skip)) = self.skip_of(&self.pending) {
-                    self.pending.drain(..cut);
-                    // The rest of a held character was in the dropped text.
-                    self.held.clear();
-                    self.apply_skip(skip);
-                    #[cfg(test)]
-                    {
-                        self.dropped += cut;
+        match self.defer.then(|| self.can_defer(bytes)).flatten() {
+            Some(open) => {
+                self.pending.extend_from_slice(bytes);
+                self.open = open;
+                if self.pending.len() >= self.defer_max {
+                    self.drop_skippable();
+                    if self.pending.len() >= self.defer_max {
+                        self.catch_up();
                     }
                 }
-                if self.pending.len() >= self.defer_max {
-                    self.catch_up();
-                }
             }
-        } else {
-            self.catch_up();
-            self.parse(bytes);
+            None => {
+                self.catch_up();
+                self.parse(bytes);
+            }
         }
         let hooks = self.parser.callbacks_mut();
         if !hooks.replies.is_empty() {
@@ -310,10 +307,45 @@ impl Screen {
         }
     }
 
-    /// True when `bytes` may wait unparsed: plain text that starts between
-    /// sequences (after pending text, which ends there too).
-    fn can_defer(&self, bytes: &[u8]) -> bool {
-        (!self.pending.is_empty() || self.compat.at_ground()) && plain_prefix(bytes) == bytes.len()
+    /// Drops the waiting text that would scroll out unparsed anyway.
+    fn drop_skippable(&mut self) {
+        let Some((cut, skip)) = self.skip_of(&self.pending) else {
+            return;
+        };
+        let dropped: Vec<u8> = self.pending.drain(..cut).collect();
+        // The rest of a held character was in the dropped text.
+        self.held.clear();
+        self.apply_skip(skip, &dropped);
+        #[cfg(test)]
+        {
+            self.dropped += cut;
+        }
+    }
+
+    /// Whether `bytes` may wait unparsed: plain text and colours that start
+    /// between sequences (or finish the colour `pending` ends in). `Some`
+    /// holds the length of a colour or erase sequence left open at its end.
+    fn can_defer(&self, bytes: &[u8]) -> Option<usize> {
+        if self.pending.is_empty() {
+            return if self.compat.at_ground() {
+                deferrable(bytes)
+            } else {
+                None
+            };
+        }
+        if self.open == 0 {
+            return deferrable(bytes);
+        }
+        // Finish the open sequence with the first bytes of this read.
+        let mut head = self.pending[self.pending.len() - self.open..].to_vec();
+        head.extend_from_slice(&bytes[..bytes.len().min(OPEN_MAX)]);
+        match quiet_sequence(&head) {
+            Some((n, _)) => deferrable(&bytes[n - self.open..]),
+            None if head.len() < OPEN_MAX && bytes.len() < OPEN_MAX && quiet_start(&head) => {
+                Some(head.len())
+            }
+            None => None,
+        }
     }
 
     /// Parses the text that waited (see [`Screen::process`]).
@@ -325,6 +357,7 @@ impl Screen {
             return;
         }
         let mut pending = std::mem::take(&mut self.pending);
+        self.open = 0;
         self.parse(&pending);
         pending.clear();
         if pending.capacity() <= PENDING_KEPT {
@@ -372,7 +405,7 @@ impl Screen {
         }
         let cut = match self.skip_of(bytes) {
             Some((cut, skip)) => {
-                self.apply_skip(skip);
+                self.apply_skip(skip, &bytes[..cut]);
                 #[cfg(test)]
                 {
                     self.dropped += cut;
@@ -384,8 +417,11 @@ impl Screen {
         self.compat.process(&mut self.parser, &bytes[cut..]);
     }
 
-    /// Puts the cursor where skipped plain text left it (see [`Skip`]).
-    fn apply_skip(&mut self, skip: Skip) {
+    /// Sets the cursor and the colours as the skipped text `skipped` left
+    /// them (see [`Skip`]).
+    fn apply_skip(&mut self, skip: Skip, skipped: &[u8]) {
+        let pen = pen_after(skipped);
+        self.compat.process(&mut self.parser, &pen);
         let (rows, cols) = self.size();
         let seq = match skip {
             Skip::LineStart => format!("\x1b[{rows};1H"),
@@ -413,8 +449,8 @@ impl Screen {
         if screen.alternate_screen() || !self.compat.plain_text_ok(rows) {
             return None;
         }
-        // The leading run of printable characters, CR, LF and tab.
-        let plain = plain_prefix(bytes);
+        // The leading run of printable characters, CR, LF, tab and colours.
+        let plain = deferrable_prefix(bytes);
         // Line feeds that must follow the cut: each scrolls at least one
         // row, so these push the screen and the whole scrollback out, and
         // leave vt100's count of lost scrollback rows at least as large as
@@ -588,6 +624,96 @@ fn plain_prefix(bytes: &[u8]) -> usize {
         done += block.len();
     }
     done
+}
+
+/// The length of the leading run of `bytes` that may wait unparsed: plain
+/// text (see [`plain_prefix`]), complete SGR sequences (colours and other
+/// character attributes) and erases within the line (EL, which `grep
+/// --color` sends after each colour). None of these moves the cursor, asks
+/// anything or changes a mode.
+fn deferrable_prefix(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    loop {
+        at += plain_prefix(&bytes[at..]);
+        match quiet_sequence(&bytes[at..]) {
+            Some((n, _)) => at += n,
+            None => return at,
+        }
+    }
+}
+
+/// `Some` when all of `bytes` may wait unparsed (see [`deferrable_prefix`]),
+/// with the length of a colour or erase sequence it ends in the middle of.
+fn deferrable(bytes: &[u8]) -> Option<usize> {
+    let run = deferrable_prefix(bytes);
+    let rest = &bytes[run..];
+    if rest.is_empty() {
+        Some(0)
+    } else {
+        (rest.len() < OPEN_MAX && quiet_start(rest)).then_some(rest.len())
+    }
+}
+
+/// Longest colour or erase sequence that may be left open at the end of
+/// waiting text.
+const OPEN_MAX: usize = 64;
+
+/// True when `bytes` is the start of what may still become a colour or
+/// erase sequence.
+fn quiet_start(bytes: &[u8]) -> bool {
+    bytes == b"\x1b"
+        || (bytes.starts_with(b"\x1b[")
+            && bytes[2..]
+                .iter()
+                .all(|b| matches!(b, b'0'..=b'9' | b';' | b':')))
+}
+
+/// The length and final byte of the SGR (`ESC [`, digits, `;` and `:`,
+/// then `m`) or EL (`ESC [`, digits, then `K`) sequence that `bytes` starts
+/// with, if it starts with a complete one.
+fn quiet_sequence(bytes: &[u8]) -> Option<(usize, u8)> {
+    if !bytes.starts_with(b"\x1b[") {
+        return None;
+    }
+    let params = bytes[2..]
+        .iter()
+        .position(|b| !matches!(b, b'0'..=b'9' | b';' | b':'))?;
+    let params_bytes = &bytes[2..2 + params];
+    match bytes[2 + params] {
+        b'm' => Some((3 + params, b'm')),
+        b'K' if params_bytes.iter().all(u8::is_ascii_digit) => Some((3 + params, b'K')),
+        _ => None,
+    }
+}
+
+/// The SGR sequences of `bytes` that decide the attributes it leaves set:
+/// those from the last one that starts by resetting them all (first
+/// parameter 0 or empty).
+fn pen_after(bytes: &[u8]) -> Vec<u8> {
+    let mut from = None;
+    let mut sgrs = Vec::new();
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(0x1b, &bytes[at..]) {
+        let start = at + i;
+        let Some((n, last)) = quiet_sequence(&bytes[start..]) else {
+            at = start + 1;
+            continue;
+        };
+        at = start + n;
+        if last != b'm' {
+            continue;
+        }
+        let params = &bytes[start + 2..start + n - 1];
+        let first = params.split(|&b| b == b';').next().unwrap_or_default();
+        if first.iter().all(|&b| b == b'0') {
+            from = Some(sgrs.len());
+        }
+        sgrs.push(start..start + n);
+    }
+    sgrs[from.unwrap_or(0)..]
+        .iter()
+        .flat_map(|r| bytes[r.clone()].iter().copied())
+        .collect()
 }
 
 /// The length of the UTF-8 sequence that `lead` starts (1 for anything else).
@@ -821,6 +947,12 @@ mod tests {
         let words = [
             "alpha",
             "beta",
+            "\x1b[32mgreen\x1b[0m",
+            "\x1b[1;4;38;5;208mfancy",
+            "\x1b[m",
+            "\x1b[38:2::10:20:30mtrue",
+            "\x1b[35m\x1b[Kgrep\x1b[m\x1b[K:",
+            "\x1b[2Kerased",
             "日本語",
             "e\u{301}",
             "\t",
@@ -851,6 +983,17 @@ mod tests {
 
     fn compare(a: &mut Screen, b: &mut Screen, what: &str) {
         assert_eq!(a.lines(), b.lines(), "{what}: lines");
+        // Colours and attributes too: of every cell, and the ones set now.
+        assert_eq!(
+            a.parser.screen().contents_formatted(),
+            b.parser.screen().contents_formatted(),
+            "{what}: cells with attributes"
+        );
+        assert_eq!(
+            a.parser.screen().attributes_formatted(),
+            b.parser.screen().attributes_formatted(),
+            "{what}: attributes set"
+        );
         assert_eq!(
             a.parser.screen().cursor_position(),
             b.parser.screen().cursor_position(),
@@ -953,7 +1096,7 @@ mod tests {
     /// alternate screen, titles, backspaces, margins (on either screen),
     /// origin mode, soft resets and saved cursors.
     fn mixed_output(rng: &mut Rng) -> Vec<u8> {
-        let pieces: [&[u8]; 21] = [
+        let pieces: [&[u8]; 22] = [
             b"\x1b[1;31m",
             b"\x1b[0m",
             b"\x1b[6n",
@@ -970,6 +1113,7 @@ mod tests {
             b"\x1b[r",
             b"\x1b[?1049h",
             b"\x1b[?1049l",
+            b"\x1b[1K",
             b"\x1b[!p",
             b"\x1b[?6h",
             b"\x1b[?6l",
@@ -1012,7 +1156,7 @@ mod tests {
     #[test]
     fn deferred_parsing_changes_nothing_anyone_can_see() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let (mut deferred_somewhere, mut dropped_somewhere) = (false, false);
+        let (mut deferred_somewhere, mut dropped_somewhere, mut opened) = (false, false, false);
         for case in 0..16 {
             let (mut exact, mut lazy, size) = exact_and_lazy(&mut rng);
             let bytes = mixed_output(&mut rng);
@@ -1028,6 +1172,7 @@ mod tests {
                 at += n;
                 deferred_somewhere |= !lazy.pending.is_empty();
                 dropped_somewhere |= lazy.dropped > 0;
+                opened |= lazy.open > 0;
                 // Every reply goes out as soon as its query arrived.
                 assert_eq!(lazy_replies, exact_replies, "{what}: replies at {at}");
                 assert_eq!(lazy.modes(), exact.modes(), "{what}: modes at {at}");
@@ -1059,6 +1204,7 @@ mod tests {
         }
         assert!(deferred_somewhere, "no output ever waited");
         assert!(dropped_somewhere, "waiting output was never dropped");
+        assert!(opened, "no colour was ever split between reads");
     }
 
     #[test]
@@ -1095,13 +1241,22 @@ mod tests {
         let mut replies = Vec::new();
         screen.process(b"plain text\r\n", &mut replies);
         assert!(!screen.pending.is_empty(), "plain text waits");
+        // It may still become a colour: it waits too.
         screen.process(b"\x1b[", &mut replies);
+        screen.process(b"6", &mut replies);
+        assert_eq!(screen.open, 3);
+        screen.process(b"n", &mut replies);
         assert!(
             screen.pending.is_empty(),
-            "other output parses what waited first"
+            "a query parses what waited first"
         );
-        screen.process(b"6", &mut replies);
-        screen.process(b"n", &mut replies);
+        assert_eq!(replies, b"\x1b[2;1R");
+        // A colour split the same way waits, and shows once looked at.
+        screen.process(b"x\x1b[3", &mut replies);
+        screen.process(b"1mred", &mut replies);
+        assert_eq!(screen.open, 0);
+        assert!(!screen.pending.is_empty());
+        assert_eq!(screen.lines()[1], "xred");
         assert_eq!(replies, b"\x1b[2;1R");
     }
 
@@ -1144,6 +1299,41 @@ mod tests {
             compare_and_grow(&mut exact, &mut fast, &what, &mut rng);
         }
         assert!(skipped > 0, "no long line was ever skipped");
+    }
+
+    #[test]
+    fn fast_forward_keeps_the_colours_set_in_skipped_text() {
+        // Colours set early in a flood (some cumulative, one reset on the
+        // way) stay on for the lines that are shown. The erase makes the
+        // first colour parsed before the flood.
+        let mut bytes = b"\x1b[41mbefore\x1b[K\r\n".to_vec();
+        for n in 0..20_000 {
+            let sgr: &[u8] = match n {
+                2000 => b"\x1b[1;31m",
+                2100 => b"\x1b[4m",
+                2200 => b"\x1b[0;32m",
+                2300 => b"\x1b[38:5:208m",
+                2400 => b"\x1b[3m",
+                _ => b"",
+            };
+            bytes.extend_from_slice(sgr);
+            bytes.extend_from_slice(format!("line {n}\r\n").as_bytes());
+        }
+        for defer_max in [16 << 10, DEFER_MAX] {
+            let mut exact = Screen::new(24, 80, 100);
+            exact.fast_forward = false;
+            exact.defer = false;
+            let mut lazy = Screen::new(24, 80, 100);
+            lazy.defer_max = defer_max;
+            let mut replies = Vec::new();
+            for chunk in bytes.chunks(7000) {
+                exact.process(chunk, &mut replies);
+                lazy.process(chunk, &mut replies);
+            }
+            assert_eq!(lazy.snapshot(), exact.snapshot());
+            assert!(lazy.dropped > 0, "nothing was skipped");
+            compare(&mut exact, &mut lazy, &format!("limit {defer_max}"));
+        }
     }
 
     #[test]
@@ -1194,7 +1384,7 @@ mod tests {
         assert_eq!(screen.plain_text_to_skip(&text), 0);
         // In the middle of an escape sequence.
         let mut screen = Screen::new(24, 80, 1000);
-        screen.process(b"\x1b[3", &mut replies);
+        screen.process(b"\x1b]0;a title not finished", &mut replies);
         assert_eq!(screen.plain_text_to_skip(&text), 0);
         // Otherwise it does skip.
         let screen = Screen::new(24, 80, 1000);
