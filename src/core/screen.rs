@@ -259,11 +259,12 @@ impl Screen {
     /// Feeds program output; appends the answers to any terminal queries in
     /// it to `replies` (they must be written back to the program).
     ///
-    /// Plain text — printable characters, CR, LF and tab, arriving while the
-    /// parser is between sequences — is not parsed at once: it waits until
-    /// someone looks at the screen, other output arrives, or [`DEFER_MAX`]
-    /// bytes piled up. Such text cannot ask anything, change a mode, the
-    /// title or the screen in use, so [`Screen::modes`],
+    /// Plain text — printable characters, CR, LF and tab, with colours (SGR)
+    /// and erases within the line (EL), arriving while the parser is between
+    /// sequences — is not parsed at once: it waits until someone looks at
+    /// the screen, other output arrives, or [`DEFER_MAX`] bytes piled up.
+    /// Such text cannot ask anything, change a mode, the title or the screen
+    /// in use, so [`Screen::modes`],
     /// [`Screen::synchronized`] and [`Screen::alt_screen`] are current
     /// without it, every reply still goes out as its query is seen, and the
     /// methods that show content parse it first.
@@ -274,7 +275,8 @@ impl Screen {
     /// lines and enough line feeds follow to push everything before them out
     /// of the model, the lines before those are not parsed at all: the
     /// cursor is put where they would have left it (the bottom row, column
-    /// 0, after a CR LF) and parsing resumes there. Enough means the
+    /// 0, after a CR LF), the colours they left set are set, and parsing
+    /// resumes there. Enough means the
     /// screen, the scrollback and the most rows a resize can add, so the
     /// resulting screen, scrollback and later resizes are exactly those of
     /// parsing every byte (tests compare the two on random floods). A long
