@@ -1532,6 +1532,12 @@ impl Loop {
             inner.pty_fd = None;
             inner.queue = VecDeque::new();
             inner.commands.clear();
+            // Close the descriptors before the exit is visible, so a caller
+            // that sees it never sees them still open (nobody else can reach
+            // them now: the input and pty descriptors are cleared above).
+            drop(self.io);
+            drop(self.exit_watch);
+            self.shared.waker.close();
             inner.exit = Some(exit.clone());
             inner.outbox.exit = Some(exit);
             inner.paused = false;
@@ -1540,11 +1546,6 @@ impl Loop {
             // is then released.
             inner.sink.take().filter(|_| wake)
         };
-        // Close the descriptors before telling anyone, so a caller that sees
-        // the exit never sees them still open.
-        drop(self.io);
-        drop(self.exit_watch);
-        self.shared.waker.close();
         if let Some(sink) = sink {
             sink.wake();
         }
