@@ -95,8 +95,7 @@ pub struct Screen {
     /// Length of the colour or erase sequence `pending` ends in the middle
     /// of (a read can end anywhere), 0 if none.
     open: usize,
-    /// Text skipped unparsed (bytes), for tests.
-    #[cfg(test)]
+    /// Text skipped unparsed so far (bytes); tests check that skips happen.
     dropped: usize,
     /// Let plain text wait in `pending`; off only to test that waiting
     /// changes nothing.
@@ -248,7 +247,6 @@ impl Screen {
             fast_forward: true,
             pending: Vec::new(),
             open: 0,
-            #[cfg(test)]
             dropped: 0,
             defer: true,
             defer_max: DEFER_MAX,
@@ -314,14 +312,11 @@ impl Screen {
         let Some((cut, skip)) = self.skip_of(&self.pending) else {
             return;
         };
-        let dropped: Vec<u8> = self.pending.drain(..cut).collect();
+        let pen = pen_after(&self.pending[..cut]);
+        self.pending.drain(..cut);
         // The rest of a held character was in the dropped text.
         self.held.clear();
-        self.apply_skip(skip, &dropped);
-        #[cfg(test)]
-        {
-            self.dropped += cut;
-        }
+        self.apply_skip(skip, cut, &pen);
     }
 
     /// Whether `bytes` may wait unparsed: plain text and colours that start
@@ -407,11 +402,7 @@ impl Screen {
         }
         let cut = match self.skip_of(bytes) {
             Some((cut, skip)) => {
-                self.apply_skip(skip, &bytes[..cut]);
-                #[cfg(test)]
-                {
-                    self.dropped += cut;
-                }
+                self.apply_skip(skip, cut, &pen_after(&bytes[..cut]));
                 cut
             }
             None => 0,
@@ -419,11 +410,11 @@ impl Screen {
         self.compat.process(&mut self.parser, &bytes[cut..]);
     }
 
-    /// Sets the cursor and the colours as the skipped text `skipped` left
-    /// them (see [`Skip`]).
-    fn apply_skip(&mut self, skip: Skip, skipped: &[u8]) {
-        let pen = pen_after(skipped);
-        self.compat.process(&mut self.parser, &pen);
+    /// Sets the cursor and the colours (`pen`, see [`pen_after`]) as the
+    /// `cut` bytes of text that go unparsed left them (see [`Skip`]).
+    fn apply_skip(&mut self, skip: Skip, cut: usize, pen: &[u8]) {
+        self.dropped += cut;
+        self.compat.process(&mut self.parser, pen);
         let (rows, cols) = self.size();
         let seq = match skip {
             Skip::LineStart => format!("\x1b[{rows};1H"),
@@ -610,16 +601,15 @@ fn cursor_on_screen(screen: &vt100::Screen) -> (u16, u16) {
 /// The length of the leading run of plain text in `bytes`: printable
 /// characters (any byte from 0x20 but DEL, so UTF-8 too), CR, LF and tab.
 fn plain_prefix(bytes: &[u8]) -> usize {
-    // Blocks without an early exit inside, so the check vectorizes.
+    // Branch-free, and blocks without an early exit inside, so the check
+    // vectorizes.
+    let not_plain = |b: u8| ((b < 0x20) & (b != b'\r') & (b != b'\n') & (b != b'\t')) | (b == 0x7f);
     let mut done = 0;
     for block in bytes.chunks(256) {
-        let bad = block.iter().fold(false, |bad, &b| {
-            bad | ((b < 0x20) & (b != b'\r') & (b != b'\n') & (b != b'\t')) | (b == 0x7f)
-        });
-        if bad {
+        if block.iter().fold(false, |bad, &b| bad | not_plain(b)) {
             let at = block
                 .iter()
-                .position(|&b| (b < 0x20 && !matches!(b, b'\r' | b'\n' | b'\t')) || b == 0x7f)
+                .position(|&b| not_plain(b))
                 .unwrap_or(block.len());
             return done + at;
         }
@@ -663,11 +653,12 @@ const OPEN_MAX: usize = 64;
 /// True when `bytes` is the start of what may still become a colour or
 /// erase sequence.
 fn quiet_start(bytes: &[u8]) -> bool {
-    bytes == b"\x1b"
-        || (bytes.starts_with(b"\x1b[")
-            && bytes[2..]
-                .iter()
-                .all(|b| matches!(b, b'0'..=b'9' | b';' | b':')))
+    bytes == b"\x1b" || (bytes.starts_with(b"\x1b[") && bytes[2..].iter().all(sgr_param))
+}
+
+/// True for the bytes of SGR parameters: digits, `;` and `:`.
+fn sgr_param(b: &u8) -> bool {
+    matches!(b, b'0'..=b'9' | b';' | b':')
 }
 
 /// The length and final byte of the SGR (`ESC [`, digits, `;` and `:`,
@@ -677,9 +668,7 @@ fn quiet_sequence(bytes: &[u8]) -> Option<(usize, u8)> {
     if !bytes.starts_with(b"\x1b[") {
         return None;
     }
-    let params = bytes[2..]
-        .iter()
-        .position(|b| !matches!(b, b'0'..=b'9' | b';' | b':'))?;
+    let params = bytes[2..].iter().position(|b| !sgr_param(b))?;
     let params_bytes = &bytes[2..2 + params];
     match bytes[2 + params] {
         b'm' => Some((3 + params, b'm')),

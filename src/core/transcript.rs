@@ -130,23 +130,7 @@ impl Transcript {
             }
             // Inside a sequence: step char by char, as the stripper does.
             let c = text[at..].chars().next().unwrap_or('\0');
-            self.scan = match (self.scan, c) {
-                (Esc, '[') => Csi,
-                (Esc, ']' | 'P' | 'X' | '^' | '_') => Str,
-                (Esc, ' '..='/') => EscIntermediate,
-                (Esc, _) => Ground,
-                (EscIntermediate, ' '..='/') => EscIntermediate,
-                (EscIntermediate, _) => Ground,
-                (Csi, '@'..='~') => Ground,
-                (Csi, '\x1b') => Esc,
-                (Csi, _) => Csi,
-                (Str, '\x07' | '\u{9c}') => Ground,
-                (Str, '\x1b') => StrEsc,
-                (Str, _) => Str,
-                (StrEsc, '\\') => Ground,
-                (StrEsc, _) => Str,
-                (Ground | Cr, _) => unreachable!("handled above"),
-            };
+            self.scan = self.scan.in_sequence(c);
             at += c.len_utf8();
         }
     }
@@ -414,6 +398,30 @@ enum StripState {
     StrEsc,
 }
 
+impl StripState {
+    /// The state after `c` inside an escape sequence or string (any state
+    /// but `Ground` and `Cr`, which the stripper handles with the text).
+    fn in_sequence(self, c: char) -> StripState {
+        use StripState::*;
+        match (self, c) {
+            (Esc, '[') => Csi,
+            (Esc, ']' | 'P' | 'X' | '^' | '_') => Str,
+            (Esc, ' '..='/') => EscIntermediate,
+            (EscIntermediate, ' '..='/') => EscIntermediate,
+            (Esc | EscIntermediate, _) => Ground,
+            (Csi, '@'..='~') => Ground,
+            (Csi, '\x1b') => Esc,
+            (Csi, _) => Csi,
+            (Str, '\x07' | '\u{9c}') => Ground,
+            (Str, '\x1b') => StrEsc,
+            (Str, _) => Str,
+            (StrEsc, '\\') => Ground,
+            (StrEsc, _) => Str,
+            (Ground | Cr, _) => self,
+        }
+    }
+}
+
 impl Stripper {
     /// Strips `text`, appending every completed line (with its `\n`) to `out`.
     /// The current unfinished line stays inside until [`Stripper::flush_line`].
@@ -458,34 +466,12 @@ impl Stripper {
                     }
                 }
             }
-            Esc => {
-                self.state = match c {
-                    '[' => Csi,
-                    ']' | 'P' | 'X' | '^' | '_' => Str,
-                    ' '..='/' => EscIntermediate,
-                    _ => Ground,
-                }
-            }
-            EscIntermediate => {
-                if !(' '..='/').contains(&c) {
-                    self.state = Ground;
-                }
-            }
-            Csi => {
-                if ('@'..='~').contains(&c) {
-                    self.state = Ground;
-                } else if c == '\x1b' {
-                    self.state = Esc;
+            state => {
+                self.state = state.in_sequence(c);
+                if state == Csi && self.state == Esc {
+                    // ESC inside a CSI starts a new sequence.
                     self.seq_start = offset;
                 }
-            }
-            Str => match c {
-                '\x07' | '\u{9c}' => self.state = Ground,
-                '\x1b' => self.state = StrEsc,
-                _ => {}
-            },
-            StrEsc => {
-                self.state = if c == '\\' { Ground } else { Str };
             }
         }
     }
