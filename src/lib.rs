@@ -9,6 +9,7 @@ pub mod core;
 mod cancel;
 mod cleanup;
 mod error;
+mod fastpath;
 mod keys;
 mod options;
 mod process;

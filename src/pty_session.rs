@@ -233,6 +233,16 @@ pub struct StartHow {
 #[derive(Default)]
 pub struct NativeSession {
     session: Option<Session>,
+    /// The keystroke fast path's watch on the terminal (see `fastpath`).
+    watch: Option<u64>,
+}
+
+impl Drop for NativeSession {
+    fn drop(&mut self) {
+        if let Some(id) = self.watch.take() {
+            crate::fastpath::close(id);
+        }
+    }
 }
 
 #[napi]
@@ -282,12 +292,30 @@ impl NativeSession {
             });
         }
         let session = Session::spawn(spawn).into_js(env)?;
+        if let Some(id) = self.watch.take() {
+            crate::fastpath::close(id);
+        }
+        // Output the fast path may deliver before the session thread would;
+        // without a listener for output there is nothing to hurry.
+        let watch = if how.stream_output {
+            crate::fastpath::open(env.raw(), &session, pump.raw())
+        } else {
+            None
+        };
+        self.watch = watch;
         let taker = session.clone();
         let tsfn: Pump = pump
             .build_threadsafe_function::<()>()
             .callee_handled::<false>()
             .build_callback(move |_ctx| {
                 let out = taker.take_outbox();
+                if out.exit.is_some()
+                    && let Some(id) = watch
+                {
+                    // Before the exit is seen: the watch's duplicate of the
+                    // master must not outlive the session's.
+                    crate::fastpath::close(id);
+                }
                 let data = (!out.data.is_empty()).then_some(out.data);
                 Ok(FnArgs::from((data, out.exit.map(PtyExit::from))))
             })?;
@@ -317,7 +345,9 @@ impl NativeSession {
             Either::A(text) => session.write(text.as_bytes()),
             Either::B(bytes) => session.write(bytes),
         }
-        .into_js(env)
+        .into_js(env)?;
+        self.arm();
+        Ok(())
     }
 
     /// Sends named keys, encoded for the cursor mode the program turned on.
@@ -325,7 +355,9 @@ impl NativeSession {
     pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
         let session = self.live(env, "send keys to")?;
         let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
-        session.write(&bytes).into_js(env)
+        session.write(&bytes).into_js(env)?;
+        self.arm();
+        Ok(())
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program
@@ -334,7 +366,9 @@ impl NativeSession {
     pub fn paste(&self, env: &Env, text: String) -> Result<()> {
         let session = self.live(env, "paste into")?;
         let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
-        session.write(&bytes).into_js(env)
+        session.write(&bytes).into_js(env)?;
+        self.arm();
+        Ok(())
     }
 
     /// Resizes the terminal; the program sees the new size (SIGWINCH).
@@ -487,6 +521,13 @@ impl NativeSession {
                 &CoreError::not_running("the session has not been started; call start() first"),
             )
         })
+    }
+
+    /// After input: the answer is read on this thread as soon as it comes.
+    fn arm(&self) {
+        if let Some(id) = self.watch {
+            crate::fastpath::arm(id);
+        }
     }
 
     fn live(&self, env: &Env, what: &str) -> Result<&Session> {

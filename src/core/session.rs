@@ -28,8 +28,9 @@
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,9 @@ pub const MAX_QUEUED_INPUT: usize = 64 << 20;
 /// batches buy nothing; `cat` of 16 MiB of headers: 42 MiB/s at 16 KiB,
 /// 34 MiB/s at 1 MiB.)
 const READ_BATCH: usize = 16 << 10;
+/// The session thread takes the terminal back from the listener this long
+/// after the listener last took it ([`Session::listener_holds`]).
+const LISTENER_HOLD: Duration = Duration::from_millis(50);
 /// How often liveness of a terminated tree is re-checked.
 const TREE_POLL: Duration = Duration::from_millis(20);
 /// After KILL, how long to wait for the tree to disappear before giving up.
@@ -187,6 +191,15 @@ pub trait EventSink: Send + Sync {
     fn wake(&self);
 }
 
+/// What [`Session::read_ready`] read.
+#[derive(Debug, Default)]
+pub struct Ready {
+    /// Output for the listener (may be empty).
+    pub data: String,
+    /// The listener still holds the terminal: keep watching it.
+    pub keep: bool,
+}
+
 /// Output and exit waiting for the listener, in order: all of `data` comes
 /// before `exit`.
 #[derive(Debug, Default)]
@@ -209,9 +222,30 @@ enum Command {
 /// What the session thread and its callers share.
 struct Shared {
     inner: Mutex<Inner>,
+    /// Held from a read of the output through its processing, by the session
+    /// thread or by a listener reading on its own thread
+    /// ([`Session::read_ready`]), so output is processed in the order it was
+    /// read. Taken before `inner`, never after.
+    reader: Mutex<Reader>,
     /// Bumped after each processed batch and at the exit; async waiters watch it.
     changed: watch::Sender<u64>,
+    /// While the listener holds the terminal (reads it on its own thread):
+    /// the number of that hold (from `holds`); else 0.
+    listener_hold: AtomicU64,
+    /// Holds so far.
+    holds: AtomicU64,
     waker: Waker,
+}
+
+/// What reading and processing output needs besides [`Inner`].
+struct Reader {
+    /// One per output, in the order of the loop's outputs.
+    decoders: Vec<Utf8Decoder>,
+    batch: Vec<u8>,
+    /// Answers to terminal queries found in the output, not yet written.
+    replies: Vec<u8>,
+    /// When output last arrived: the drain clock after the exit.
+    last_read: Instant,
 }
 
 struct Inner {
@@ -293,7 +327,15 @@ impl Session {
                 stderr: opts.pipes.map(|_| VecDeque::new()),
                 capture_stderr: opts.pipes.is_some_and(|p| p.capture_stderr),
             }),
+            reader: Mutex::new(Reader {
+                decoders: outputs.iter().map(|_| Utf8Decoder::default()).collect(),
+                batch: Vec::new(),
+                replies: Vec::new(),
+                last_read: now,
+            }),
             changed: watch::channel(0).0,
+            listener_hold: AtomicU64::new(0),
+            holds: AtomicU64::new(0),
             waker,
         });
         let session_loop = Loop {
@@ -307,10 +349,8 @@ impl Session {
             deadline: opts.timeout.map(|t| now + t),
             status: None,
             exited_at: None,
-            last_read: now,
             termination: None,
-            batch: Vec::new(),
-            replies: Vec::new(),
+            hold_seen: None,
         };
         std::thread::Builder::new()
             .name(format!("ptypilot-session-{pid}"))
@@ -534,6 +574,118 @@ impl Session {
         out
     }
 
+    /// A duplicate of the pty master (close-on-exec), for a listener that
+    /// wants to be woken by the terminal itself and read with
+    /// [`Session::read_ready`]. `None` for plain pipes and after the exit.
+    ///
+    /// The duplicate keeps the terminal open: close it when the exit is
+    /// delivered, or the program's other processes get their hangup late.
+    pub fn dup_master(&self) -> Option<OwnedFd> {
+        let inner = self.lock();
+        if inner.stderr.is_some() || inner.exit.is_some() {
+            return None;
+        }
+        let fd = inner.pty_fd?;
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        // SAFETY: a fresh descriptor that nothing else owns.
+        (dup >= 0).then(|| unsafe { OwnedFd::from_raw_fd(dup) })
+    }
+
+    /// Reads what the terminal has right now from `master` (from
+    /// [`Session::dup_master`]), processes it exactly as the session thread
+    /// would, and returns the output waiting for the listener (never the exit:
+    /// that always comes through [`EventSink::wake`]).
+    ///
+    /// For a listener that holds the terminal ([`Session::listener_holds`])
+    /// and was woken by it. [`Ready::keep`] says whether it still holds it:
+    /// not once a full batch came (a flood is read on the session thread), the
+    /// terminal reached its end, the listener is behind, or the session thread
+    /// took the terminal back. Reads nothing when the listener does not hold
+    /// the terminal.
+    pub fn read_ready(&self, master: BorrowedFd<'_>) -> Ready {
+        let hold = self.shared.listener_hold.load(Ordering::Relaxed);
+        let mut reader = self.shared.lock_reader();
+        {
+            let inner = self.lock();
+            if hold == 0 || inner.paused || inner.exit.is_some() || inner.pty_fd.is_none() {
+                drop(inner);
+                drop(reader);
+                self.release(hold);
+                return Ready::default();
+            }
+        }
+        // End of file is the session thread's to see (it drains, then
+        // publishes the exit); here it only means the listener lets go.
+        let end = read_into(master.as_raw_fd(), &mut reader.batch);
+        let full = reader.batch.len() >= READ_BATCH;
+        self.shared.process(&mut reader, 0, Stream::Terminal, false);
+        drop(reader);
+        let mut inner = self.lock();
+        let data = std::mem::take(&mut inner.outbox.data);
+        let resume = std::mem::take(&mut inner.paused);
+        drop(inner);
+        let keep = !full && matches!(end, ReadEnd::Again) && !resume;
+        if !keep {
+            self.release(hold);
+        } else if resume {
+            self.shared.waker.wake();
+        }
+        Ready { data, keep }
+    }
+
+    /// The listener takes the terminal for a while (`true`; again after every
+    /// write) or lets it go (`false`): while it holds it, the session thread
+    /// does not read the terminal and only the listener is woken by its
+    /// output, which it reads with [`Session::read_ready`] — one wake-up from
+    /// a keystroke to its echo, as when reading on the listener's own thread.
+    /// The session thread takes the terminal back `LISTENER_HOLD` after the
+    /// last `true` (so a listener that stopped reading cannot stall the
+    /// program for long), at the program's exit, and when `read_ready` lets
+    /// go.
+    pub fn listener_holds(&self, on: bool) {
+        if on {
+            let hold = self.shared.holds.fetch_add(1, Ordering::Relaxed) + 1;
+            self.shared.listener_hold.store(hold, Ordering::Relaxed);
+        } else {
+            self.release(self.shared.listener_hold.load(Ordering::Relaxed));
+        }
+    }
+
+    /// Ends hold `hold` (if it is still the current one) and has the session
+    /// thread read the terminal again.
+    fn release(&self, hold: u64) {
+        if hold != 0
+            && self
+                .shared
+                .listener_hold
+                .compare_exchange(hold, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.shared.waker.wake();
+        }
+    }
+
+    /// Puts output taken by [`Session::read_ready`] back in front of the
+    /// outbox, for a listener that could not deliver it, and wakes the
+    /// listener for it.
+    pub fn give_back(&self, data: String) {
+        if data.is_empty() {
+            return;
+        }
+        let mut inner = self.lock();
+        let rest = std::mem::take(&mut inner.outbox.data);
+        inner.outbox.data = data;
+        inner.outbox.data.push_str(&rest);
+        let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
+        let sink = inner.sink.clone();
+        drop(inner);
+        if wake && let Some(sink) = sink {
+            sink.wake();
+        }
+    }
+
     /// A receiver that sees a new value after every processed batch of output
     /// and at the exit.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
@@ -651,6 +803,119 @@ impl Shared {
         // buffers); keep serving rather than poisoning every later call.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn lock_reader(&self) -> MutexGuard<'_, Reader> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn last_read(&self) -> Instant {
+        self.lock_reader().last_read
+    }
+
+    /// Processes `reader.batch` (read from output `i`, of kind `stream`): the
+    /// screen, the transcript, the capture and the outbox, and answers to
+    /// terminal queries go to the program. Wakes the listener when `notify`.
+    fn process(&self, reader: &mut Reader, i: usize, stream: Stream, notify: bool) {
+        if reader.batch.is_empty() {
+            return;
+        }
+        reader.last_read = Instant::now();
+        let mut text = String::with_capacity(reader.batch.len());
+        reader.decoders[i].decode(&reader.batch, &mut text);
+        let (wake, sink) = {
+            let mut inner = self.lock();
+            let inner = &mut *inner;
+            match stream {
+                Stream::Terminal => inner.screen.process(&reader.batch, &mut reader.replies),
+                Stream::Stdout => {}
+                Stream::Stderr => {
+                    if let Some(tail) = &mut inner.stderr {
+                        tail.extend(text.as_bytes());
+                        let overflow = tail.len().saturating_sub(STDERR_KEPT);
+                        tail.drain(..overflow);
+                    }
+                }
+            }
+            inner.transcript.push(&text);
+            if let Some(capture) = &mut inner.capture
+                && (stream != Stream::Stderr || inner.capture_stderr)
+            {
+                capture.push(&text);
+            }
+            inner.seq += reader.batch.len() as u64;
+            inner.last_activity = Instant::now();
+            let mut wake = false;
+            if inner.sink_output && !text.is_empty() {
+                if inner.outbox.data.is_empty() {
+                    inner.outbox.data = text;
+                } else {
+                    inner.outbox.data.push_str(&text);
+                }
+                if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
+                    inner.paused = true;
+                }
+                wake = notify
+                    && inner.sink.is_some()
+                    && !std::mem::replace(&mut inner.wake_pending, true);
+            }
+            if !reader.replies.is_empty()
+                && let Some(fd) = inner.input_fd
+            {
+                // Answers to terminal queries go to the program at once,
+                // unless input is already queued ahead of them.
+                let replies = std::mem::take(&mut reader.replies);
+                if inner.queue.is_empty() {
+                    let n = write_some(fd, &replies);
+                    inner.queue.extend(&replies[n..]);
+                } else {
+                    inner.queue.extend(&replies);
+                }
+            }
+            (wake, inner.sink.clone())
+        };
+        reader.batch.clear();
+        if reader.batch.capacity() > 4 * READ_BATCH {
+            reader.batch = Vec::new();
+        }
+        if wake && let Some(sink) = sink {
+            sink.wake();
+        }
+        self.changed.send_modify(|g| *g += 1);
+    }
+}
+
+/// Why [`read_into`] stopped.
+enum ReadEnd {
+    /// Nothing more to read right now, or the batch is full.
+    Again,
+    /// End of file, or (pty master) every holder of the terminal closed it.
+    Eof,
+}
+
+/// Reads the non-blocking `fd` into `batch` until it has nothing more right
+/// now or `READ_BATCH` bytes were read.
+fn read_into(fd: RawFd, batch: &mut Vec<u8>) -> ReadEnd {
+    let mut buf = [0u8; READ_BATCH];
+    while batch.len() < READ_BATCH {
+        let room = READ_BATCH - batch.len();
+        // SAFETY: `buf` is valid for writes of `room` <= its length.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), room) };
+        if n > 0 {
+            batch.extend_from_slice(&buf[..n as usize]);
+            continue;
+        }
+        if n == 0 {
+            return ReadEnd::Eof;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return ReadEnd::Again,
+            // EIO on a pty master: every holder of the terminal closed it,
+            // and everything they wrote has been read.
+            _ => return ReadEnd::Eof,
+        }
+    }
+    ReadEnd::Again
 }
 
 fn not_running(what: &str) -> Error {
@@ -883,7 +1148,6 @@ enum Stream {
 struct Output {
     fd: RawFd,
     stream: Stream,
-    decoder: Utf8Decoder,
     eof: bool,
 }
 
@@ -915,7 +1179,6 @@ impl Io {
         let output = |fd: RawFd, stream| Output {
             fd,
             stream,
-            decoder: Utf8Decoder::default(),
             eof: false,
         };
         match self {
@@ -1084,10 +1347,10 @@ struct Loop {
     deadline: Option<Instant>,
     status: Option<Exit>,
     exited_at: Option<Instant>,
-    last_read: Instant,
     termination: Option<Termination>,
-    batch: Vec<u8>,
-    replies: Vec<u8>,
+    /// The listener's hold on the terminal last seen, and when: it is taken
+    /// back if still the same `LISTENER_HOLD` later.
+    hold_seen: Option<(u64, Instant)>,
 }
 
 impl Loop {
@@ -1144,7 +1407,7 @@ impl Loop {
             // The listener is behind; the drain clock stops until it catches up.
             return false;
         }
-        let idle_since = self.last_read.max(exited_at);
+        let idle_since = self.shared.last_read().max(exited_at);
         now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
     }
 
@@ -1170,8 +1433,10 @@ impl Loop {
         // (index in `fds`, index in `outputs`)
         let mut read_slots = Vec::with_capacity(2);
         let mut write_slot = None;
+        let held = self.listener_holds(now);
         for (i, output) in self.outputs.iter().enumerate() {
-            let read = !output.eof && !paused;
+            // While the listener holds the terminal, only it is woken by output.
+            let read = !(output.eof || paused || held && output.stream == Stream::Terminal);
             let write = want_write && Some(output.fd) == self.input_fd;
             if read || write {
                 let events =
@@ -1211,7 +1476,10 @@ impl Loop {
             _ => None,
         };
         let timeout = self.next_timeout(now);
-        let timeout_ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
+        // Rounded up: a timeout of less than a millisecond must not spin.
+        let timeout_ms = timeout.map_or(-1, |t| {
+            t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+        });
         // SAFETY: `fds` is a valid array of initialised pollfd structs.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
         if n < 0 {
@@ -1221,9 +1489,17 @@ impl Loop {
             self.shared.waker.drain();
         }
         for (slot, i) in read_slots {
-            if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
-                self.read_batch(i);
+            if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
+                continue;
             }
+            if self.outputs[i].stream == Stream::Terminal
+                && self.shared.listener_hold.load(Ordering::Relaxed) != 0
+            {
+                // Woken along with the listener, which took the terminal
+                // while this thread was asleep: it reads.
+                continue;
+            }
+            self.read_batch(i);
         }
         if let Some(slot) = write_slot {
             let revents = fds[slot].revents;
@@ -1243,13 +1519,46 @@ impl Loop {
         }
     }
 
+    /// Whether the listener holds the terminal; takes it back when the hold
+    /// is `LISTENER_HOLD` old or the program exited (the drain is this
+    /// thread's).
+    fn listener_holds(&mut self, now: Instant) -> bool {
+        let hold = self.shared.listener_hold.load(Ordering::Relaxed);
+        if hold == 0 {
+            self.hold_seen = None;
+            return false;
+        }
+        let expired = match self.hold_seen {
+            Some((seen, since)) if seen == hold => now >= since + LISTENER_HOLD,
+            _ => {
+                self.hold_seen = Some((hold, now));
+                false
+            }
+        };
+        if expired || self.status.is_some() {
+            // A failed exchange means a new hold began; it is seen next time.
+            let _ = self.shared.listener_hold.compare_exchange(
+                hold,
+                0,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            self.hold_seen = None;
+            return false;
+        }
+        true
+    }
+
     fn next_timeout(&self, now: Instant) -> Option<Duration> {
         let mut next: Option<Instant> = self.deadline;
         let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some((_, since)) = self.hold_seen {
+            consider(since + LISTENER_HOLD);
+        }
         if let Some(exited_at) = self.exited_at
             && !self.eof()
         {
-            consider(self.last_read.max(exited_at) + DRAIN_IDLE);
+            consider(self.shared.last_read().max(exited_at) + DRAIN_IDLE);
             consider(exited_at + DRAIN_MAX);
         }
         if let Some(t) = &self.termination {
@@ -1267,101 +1576,15 @@ impl Loop {
     }
 
     /// Reads output `i` until it has nothing more right now (or a batch is
-    /// full), then processes the batch under one lock.
+    /// full), then processes the batch.
     fn read_batch(&mut self, i: usize) {
-        let mut buf = [0u8; READ_BATCH];
-        let fd = self.outputs[i].fd;
-        self.batch.clear();
-        while self.batch.len() < READ_BATCH {
-            // SAFETY: `buf` is valid for writes of its length.
-            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-            if n > 0 {
-                self.batch.extend_from_slice(&buf[..n as usize]);
-                continue;
-            }
-            if n == 0 {
-                self.outputs[i].eof = true;
-                break;
-            }
-            let err = std::io::Error::last_os_error();
-            match err.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) => break,
-                // EIO on a pty master: every holder of the terminal closed it,
-                // and everything they wrote has been read.
-                _ => {
-                    self.outputs[i].eof = true;
-                    break;
-                }
-            }
-        }
-        if !self.batch.is_empty() {
-            self.last_read = Instant::now();
-            self.process_batch(i);
-        }
-        if self.batch.capacity() > 4 * READ_BATCH {
-            self.batch = Vec::new();
-        }
-    }
-
-    fn process_batch(&mut self, i: usize) {
         let output = &mut self.outputs[i];
-        let stream = output.stream;
-        let mut text = String::with_capacity(self.batch.len());
-        output.decoder.decode(&self.batch, &mut text);
-        let (wake, sink) = {
-            let mut inner = self.shared.lock();
-            let inner = &mut *inner;
-            match stream {
-                Stream::Terminal => inner.screen.process(&self.batch, &mut self.replies),
-                Stream::Stdout => {}
-                Stream::Stderr => {
-                    if let Some(tail) = &mut inner.stderr {
-                        tail.extend(text.as_bytes());
-                        let overflow = tail.len().saturating_sub(STDERR_KEPT);
-                        tail.drain(..overflow);
-                    }
-                }
-            }
-            inner.transcript.push(&text);
-            if let Some(capture) = &mut inner.capture
-                && (stream != Stream::Stderr || inner.capture_stderr)
-            {
-                capture.push(&text);
-            }
-            inner.seq += self.batch.len() as u64;
-            inner.last_activity = Instant::now();
-            let mut wake = false;
-            if inner.sink_output && !text.is_empty() {
-                if inner.outbox.data.is_empty() {
-                    inner.outbox.data = text;
-                } else {
-                    inner.outbox.data.push_str(&text);
-                }
-                if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
-                    inner.paused = true;
-                }
-                wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
-            }
-            if !self.replies.is_empty()
-                && let Some(fd) = self.input_fd
-            {
-                // Answers to terminal queries go to the program at once,
-                // unless input is already queued ahead of them.
-                let replies = std::mem::take(&mut self.replies);
-                if inner.queue.is_empty() {
-                    let n = write_some(fd, &replies);
-                    inner.queue.extend(&replies[n..]);
-                } else {
-                    inner.queue.extend(&replies);
-                }
-            }
-            (wake, inner.sink.clone())
-        };
-        if wake && let Some(sink) = sink {
-            sink.wake();
+        let mut reader = self.shared.lock_reader();
+        match read_into(output.fd, &mut reader.batch) {
+            ReadEnd::Again => {}
+            ReadEnd::Eof => output.eof = true,
         }
-        self.shared.changed.send_modify(|g| *g += 1);
+        self.shared.process(&mut reader, i, output.stream, true);
     }
 
     fn flush_queue(&mut self) {
@@ -1506,12 +1729,13 @@ impl Loop {
         exit.cancelled = flags.cancelled && !flags.timed_out;
         exit.at = Some(std::time::SystemTime::now());
         let sink = {
+            let mut reader = self.shared.lock_reader();
             let mut inner = self.shared.lock();
             let inner = &mut *inner;
-            for output in &mut self.outputs {
+            for (output, decoder) in self.outputs.iter().zip(&mut reader.decoders) {
                 // A character cut off by the end of the stream.
                 let mut tail = String::new();
-                output.decoder.finish(&mut tail);
+                decoder.finish(&mut tail);
                 if tail.is_empty() {
                     continue;
                 }

@@ -1,0 +1,391 @@
+//! The keystroke fast path: after input is written, the JS thread's own event
+//! loop watches the pty master once, so the program's answer (the echo of a
+//! key, a prompt) is read, processed and handed to the output callback on the
+//! JS thread as soon as the terminal has it.
+//!
+//! Without it the answer takes two wake-ups in a row: the session thread wakes
+//! from `poll`, reads and processes, then wakes the JS thread. With it the
+//! terminal wakes the JS thread directly, as a library that reads on the JS
+//! thread would; the session thread still reads everything else (floods, the
+//! drain at exit) and whichever of the two reads first processes the output
+//! ([`Session::read_ready`] and the session thread read and process under one
+//! lock, so order is kept).
+//!
+//! One watch per session, a libuv poll handle on a duplicate of the master,
+//! started on every write and stopped when it fired once (a level-triggered
+//! watch left on would wake the JS thread for every batch of a flood, and
+//! spin while the listener is paused). It never keeps the event loop alive
+//! (unreferenced) and is closed before the exit is delivered — the duplicate
+//! keeps the terminal open, and libuv keys its watches by descriptor number —
+//! or when the JS object is collected, or when the JS environment is torn
+//! down (an async cleanup hook: a worker's loop must have no open handles).
+//!
+//! libuv's functions are looked up in the running Node process at run time,
+//! as napi-rs does for Node-API itself, so the crate links without Node (its
+//! tests) and falls back to the session thread alone when they are missing.
+//! Unix only; elsewhere every function here does nothing.
+
+#[cfg(unix)]
+mod imp {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::ffi::{CStr, c_int, c_void};
+    use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+    use std::ptr;
+    use std::sync::OnceLock;
+
+    use napi::sys;
+
+    use crate::core::session::Session;
+
+    /// `UV_POLL` in libuv's `uv_handle_type`.
+    const UV_POLL: c_int = 8;
+    /// `UV_READABLE` in libuv's `uv_poll_event`.
+    const UV_READABLE: c_int = 1;
+
+    type PollCb = unsafe extern "C" fn(handle: *mut c_void, status: c_int, events: c_int);
+    type CloseCb = unsafe extern "C" fn(handle: *mut c_void);
+    type HandleSizeFn = unsafe extern "C" fn(kind: c_int) -> usize;
+    type PollInitFn =
+        unsafe extern "C" fn(lp: *mut sys::uv_loop_s, h: *mut c_void, fd: c_int) -> c_int;
+    type PollStartFn = unsafe extern "C" fn(h: *mut c_void, events: c_int, cb: PollCb) -> c_int;
+    type PollStopFn = unsafe extern "C" fn(h: *mut c_void) -> c_int;
+    type CloseFn = unsafe extern "C" fn(h: *mut c_void, cb: CloseCb);
+    type UnrefFn = unsafe extern "C" fn(h: *mut c_void);
+
+    /// The libuv functions used, from the Node process.
+    struct Uv {
+        handle_size: HandleSizeFn,
+        poll_init: PollInitFn,
+        poll_start: PollStartFn,
+        poll_stop: PollStopFn,
+        close: CloseFn,
+        unref: UnrefFn,
+    }
+
+    fn uv() -> Option<&'static Uv> {
+        static UV: OnceLock<Option<Uv>> = OnceLock::new();
+        UV.get_or_init(|| {
+            let sym = |name: &CStr| {
+                // SAFETY: dlsym with a NUL-terminated name; a null result is checked.
+                let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+                (!p.is_null()).then_some(p)
+            };
+            // SAFETY: each symbol is libuv's function of that name, whose C
+            // signature the target type spells out.
+            unsafe {
+                Some(Uv {
+                    handle_size: std::mem::transmute::<*mut c_void, HandleSizeFn>(sym(
+                        c"uv_handle_size",
+                    )?),
+                    poll_init: std::mem::transmute::<*mut c_void, PollInitFn>(sym(
+                        c"uv_poll_init",
+                    )?),
+                    poll_start: std::mem::transmute::<*mut c_void, PollStartFn>(sym(
+                        c"uv_poll_start",
+                    )?),
+                    poll_stop: std::mem::transmute::<*mut c_void, PollStopFn>(sym(
+                        c"uv_poll_stop",
+                    )?),
+                    close: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"uv_close")?),
+                    unref: std::mem::transmute::<*mut c_void, UnrefFn>(sym(c"uv_unref")?),
+                })
+            }
+        })
+        .as_ref()
+    }
+
+    /// A poll handle's memory: libuv's `uv_poll_t`, whose first field is the
+    /// user `data` pointer (here: the watch's id). 8-byte aligned.
+    struct HandleMem(Box<[u64]>);
+
+    impl HandleMem {
+        fn new(size: usize) -> Self {
+            HandleMem(vec![0u64; size.div_ceil(8)].into_boxed_slice())
+        }
+
+        fn ptr(&mut self) -> *mut c_void {
+            self.0.as_mut_ptr().cast()
+        }
+    }
+
+    /// One session's watch. Lives on its JS thread only.
+    struct Watch {
+        env: sys::napi_env,
+        session: Session,
+        /// The duplicate of the master the handle polls.
+        master: OwnedFd,
+        handle: HandleMem,
+        armed: bool,
+        /// The output callback, `pump(data, exit)`.
+        pump: sys::napi_ref,
+        context: sys::napi_async_context,
+        cleanup: sys::napi_async_cleanup_hook_handle,
+    }
+
+    thread_local! {
+        /// This JS thread's watches by id.
+        static WATCHES: RefCell<HashMap<u64, Watch>> = RefCell::new(HashMap::new());
+        static NEXT_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+    }
+
+    /// Starts watching `session`'s terminal for the JS thread of `env`, with
+    /// `pump` as the output callback. Returns the watch's id, or `None` when
+    /// it cannot be set up (pipes, no libuv, the session already ended): the
+    /// session thread then delivers everything, as it always can.
+    pub fn open(env: sys::napi_env, session: &Session, pump: sys::napi_value) -> Option<u64> {
+        let uv = uv()?;
+        let master = session.dup_master()?;
+        let id = NEXT_ID.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        // SAFETY: plain Node-API and libuv calls on the JS thread of `env`;
+        // every out-pointer is valid, and each failure undoes what was done.
+        unsafe {
+            let mut lp = ptr::null_mut();
+            if sys::napi_get_uv_event_loop(env, &mut lp) != sys::Status::napi_ok || lp.is_null() {
+                return None;
+            }
+            let mut handle = HandleMem::new((uv.handle_size)(UV_POLL));
+            if (uv.poll_init)(lp, handle.ptr(), master.as_raw_fd()) != 0 {
+                return None;
+            }
+            // From here on the handle belongs to the loop: it must be closed.
+            *handle.ptr().cast::<usize>() = id as usize;
+            (uv.unref)(handle.ptr());
+            let mut pump_ref = ptr::null_mut();
+            let mut name = ptr::null_mut();
+            let mut context = ptr::null_mut();
+            let mut cleanup = ptr::null_mut();
+            let ok = sys::napi_create_reference(env, pump, 1, &mut pump_ref)
+                == sys::Status::napi_ok
+                && sys::napi_create_string_utf8(env, c"ptypilot.pty".as_ptr(), 12, &mut name)
+                    == sys::Status::napi_ok
+                && sys::napi_async_init(env, ptr::null_mut(), name, &mut context)
+                    == sys::Status::napi_ok
+                && sys::napi_add_async_cleanup_hook(
+                    env,
+                    Some(on_teardown),
+                    id as *mut c_void,
+                    &mut cleanup,
+                ) == sys::Status::napi_ok;
+            let watch = Watch {
+                env,
+                session: session.clone(),
+                master,
+                handle,
+                armed: false,
+                pump: pump_ref,
+                context,
+                cleanup,
+            };
+            if !ok {
+                dispose(watch);
+                return None;
+            }
+            WATCHES.with(|w| w.borrow_mut().insert(id, watch));
+        }
+        Some(id)
+    }
+
+    /// Watches the terminal until it has output, once (after a write).
+    pub fn arm(id: u64) {
+        let Some(uv) = uv() else { return };
+        WATCHES.with(|w| {
+            let mut map = w.borrow_mut();
+            let Some(watch) = map.get_mut(&id) else {
+                return;
+            };
+            if !watch.armed {
+                // SAFETY: the handle is initialised and not closed (it is in the map).
+                watch.armed =
+                    unsafe { (uv.poll_start)(watch.handle.ptr(), UV_READABLE, on_readable) } == 0;
+            }
+            if watch.armed {
+                // Taken again on every write, so the hold lasts while input comes.
+                watch.session.listener_holds(true);
+            }
+        });
+    }
+
+    /// Stops and closes the watch (before the exit is delivered, when the JS
+    /// object goes away, at teardown). Idempotent.
+    pub fn close(id: u64) {
+        if let Some(watch) = WATCHES.with(|w| w.borrow_mut().remove(&id)) {
+            watch.session.listener_holds(false);
+            dispose(watch);
+        }
+    }
+
+    /// Frees a watch that is out of the map: the Node-API parts now, the
+    /// descriptor once libuv stopped watching it, the handle once libuv is
+    /// done with it.
+    fn dispose(mut watch: Watch) {
+        let Some(uv) = uv() else { return };
+        // SAFETY: the handle is initialised and closed exactly once, here;
+        // its memory and the cleanup-hook handle are released in `on_closed`.
+        unsafe {
+            (uv.poll_stop)(watch.handle.ptr());
+            if !watch.pump.is_null() {
+                sys::napi_delete_reference(watch.env, watch.pump);
+            }
+            if !watch.context.is_null() {
+                sys::napi_async_destroy(watch.env, watch.context);
+            }
+            drop(watch.master);
+            let closing = Box::new(Closing {
+                handle: watch.handle,
+                cleanup: watch.cleanup,
+            });
+            let raw = Box::into_raw(closing);
+            let h = (*raw).handle.ptr();
+            *h.cast::<*mut Closing>() = raw;
+            (uv.close)(h, on_closed);
+        }
+    }
+
+    /// A handle being closed, with what to release when libuv is done.
+    struct Closing {
+        handle: HandleMem,
+        cleanup: sys::napi_async_cleanup_hook_handle,
+    }
+
+    unsafe extern "C" fn on_closed(handle: *mut c_void) {
+        // SAFETY: `dispose` stored the `Closing` that owns this handle in its
+        // data field; libuv calls this once.
+        unsafe {
+            let closing = Box::from_raw(*handle.cast::<*mut Closing>());
+            if !closing.cleanup.is_null() {
+                sys::napi_remove_async_cleanup_hook(closing.cleanup);
+            }
+        }
+    }
+
+    unsafe extern "C" fn on_teardown(
+        _handle: sys::napi_async_cleanup_hook_handle,
+        id: *mut c_void,
+    ) {
+        close(id as u64);
+    }
+
+    unsafe extern "C" fn on_readable(handle: *mut c_void, _status: c_int, _events: c_int) {
+        // SAFETY: the data field holds the id (`open`).
+        let id = unsafe { *handle.cast::<usize>() } as u64;
+        let Some(uv) = uv() else { return };
+        // Take what is needed out of the map: the callback below may write
+        // (and arm) or close this watch.
+        let found = WATCHES.with(|w| {
+            let map = w.borrow();
+            let watch = map.get(&id)?;
+            let master = watch.master.as_raw_fd();
+            Some((
+                watch.env,
+                watch.session.clone(),
+                master,
+                watch.pump,
+                watch.context,
+            ))
+        });
+        let Some((env, session, master, pump, context)) = found else {
+            return;
+        };
+        // SAFETY: the watch owns the descriptor and nothing closes it before
+        // `read_ready` returns (no JS runs in between).
+        let ready = session.read_ready(unsafe { BorrowedFd::borrow_raw(master) });
+        if !ready.keep {
+            // The session thread reads again; watch again after the next write.
+            WATCHES.with(|w| {
+                if let Some(watch) = w.borrow_mut().get_mut(&id)
+                    && watch.armed
+                {
+                    watch.armed = false;
+                    // SAFETY: the handle is initialised and open (in the map).
+                    unsafe { (uv.poll_stop)(watch.handle.ptr()) };
+                }
+            });
+        }
+        let data = ready.data;
+        if data.is_empty() {
+            return;
+        }
+        // SAFETY: on the JS thread of `env`, outside any JS frame (a libuv
+        // callback).
+        if let Err(data) = unsafe { deliver(env, pump, context, data) } {
+            // Not delivered: the session thread's wake-up brings it.
+            session.give_back(data);
+        }
+    }
+
+    /// Calls `pump(data, null)` in a handle scope, through
+    /// `napi_make_callback` so that promises and `process.nextTick` callbacks
+    /// run after it. Gives the data back when the call could not be made.
+    unsafe fn deliver(
+        env: sys::napi_env,
+        pump: sys::napi_ref,
+        context: sys::napi_async_context,
+        data: String,
+    ) -> Result<(), String> {
+        let ok = sys::Status::napi_ok;
+        // SAFETY: see `on_readable`; every out-pointer is valid.
+        unsafe {
+            let mut scope = ptr::null_mut();
+            if sys::napi_open_handle_scope(env, &mut scope) != ok {
+                return Err(data);
+            }
+            let mut func = ptr::null_mut();
+            let mut recv = ptr::null_mut();
+            let mut null = ptr::null_mut();
+            let mut text = ptr::null_mut();
+            let ready = sys::napi_get_reference_value(env, pump, &mut func) == ok
+                && !func.is_null()
+                && sys::napi_get_global(env, &mut recv) == ok
+                && sys::napi_get_null(env, &mut null) == ok
+                && sys::napi_create_string_utf8(
+                    env,
+                    data.as_ptr().cast(),
+                    data.len() as isize,
+                    &mut text,
+                ) == ok;
+            if !ready {
+                sys::napi_close_handle_scope(env, scope);
+                return Err(data);
+            }
+            drop(data);
+            let argv = [text, null];
+            let mut result = ptr::null_mut();
+            let status =
+                sys::napi_make_callback(env, context, recv, func, 2, argv.as_ptr(), &mut result);
+            if status == sys::Status::napi_pending_exception {
+                // As for any callback that throws: an uncaught exception.
+                let mut error = ptr::null_mut();
+                sys::napi_get_and_clear_last_exception(env, &mut error);
+                sys::napi_fatal_exception(env, error);
+            }
+            sys::napi_close_handle_scope(env, scope);
+            Ok(())
+        }
+    }
+}
+
+#[cfg(unix)]
+pub use imp::{arm, close, open};
+
+/// Not available here: the session thread delivers everything.
+#[cfg(not(unix))]
+pub fn open(
+    _env: napi::sys::napi_env,
+    _session: &crate::core::session::Session,
+    _pump: napi::sys::napi_value,
+) -> Option<u64> {
+    None
+}
+
+/// Does nothing here.
+#[cfg(not(unix))]
+pub fn arm(_id: u64) {}
+
+/// Does nothing here.
+#[cfg(not(unix))]
+pub fn close(_id: u64) {}
