@@ -172,6 +172,92 @@ describe('input', () => {
   })
 })
 
+describe('answers to input read on the JS thread', () => {
+  // After a write the JS thread reads the terminal itself for a while (one
+  // wake-up from a keystroke to its echo) and hands floods back to the
+  // session thread; these check that nothing is lost, doubled or reordered
+  // across the hand-overs, and that a busy JS thread cannot stall the program.
+  const responder = [
+    'import sys',
+    'for line in sys.stdin:',
+    '    line = line.strip()',
+    "    if line.startswith('flood '):",
+    "        sys.stdout.write(''.join(f'{i}\\n' for i in range(int(line.split()[1]))) + 'end\\n')",
+    '        sys.stdout.flush()',
+    '    else:',
+    "        print('got ' + line, flush=True)",
+  ].join('\n')
+
+  it('keys one at a time, a flood after a line, more keys: every byte once, in order', async () => {
+    const kindsBefore = sessionFds()
+    const out = collector()
+    const session = PtySession.spawn({ command: 'python3', args: ['-c', responder] }, out.onData)
+    const typed = async (text: string, until: string) => {
+      for (const ch of text) {
+        const seen = out.text().length
+        session.write(ch)
+        await vi.waitFor(() => expect(out.text().length).toBeGreaterThan(seen))
+      }
+      await vi.waitFor(() => expect(out.text()).toContain(until))
+    }
+    await typed('abc\r', 'got abc\r\n')
+    await typed('flood 40000\r', 'end\r\n')
+    await typed('xyz\r', 'got xyz\r\n')
+    session.write('\x04')
+    const exit = await session.exited
+    expect(exit.exitCode).toBe(0)
+    const flood = Array.from({ length: 40000 }, (_, i) => `${i}\r\n`).join('')
+    const expected = `abc\r\ngot abc\r\nflood 40000\r\n${flood}end\r\nxyz\r\ngot xyz\r\n`
+    expect(out.text()).toBe(expected)
+    expect(session.read({ raw: true }).text).toBe(expected)
+    expect(sessionFds()).toEqual(kindsBefore)
+  })
+
+  it('a JS thread busy right after a write does not stall the program', () => {
+    const session = PtySession.spawn({ command: 'sh', args: ['-c', 'read x; seq 1 100000; echo done'] }, () => {})
+    session.write('go\r')
+    // Block the JS thread: only the session thread can read now.
+    const deadline = Date.now() + 10_000
+    let text = ''
+    while (Date.now() < deadline && !text.includes('done')) text = session.read({ tail: 2 }).text
+    session.kill()
+    expect(text).toContain('100000\ndone')
+  })
+
+  it('a worker that typed into a session ends cleanly while the session runs', async () => {
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const source = \`
+        const { parentPort } = require('node:worker_threads');
+        const { PtySession } = require(${JSON.stringify(fileURLToPath(new URL('../index.js', import.meta.url)))});
+        let seen = '';
+        const s = PtySession.spawn({ command: 'cat' }, (d) => {
+          seen += d;
+          if (seen.includes('xy')) parentPort.postMessage(s.pid);
+        });
+        s.write('x');
+        setTimeout(() => s.write('y'), 20);
+      \`;
+      const worker = new Worker(source, { eval: true });
+      worker.once('message', async (pid) => {
+        await worker.terminate();
+        console.log('ok ' + pid);
+      });
+    `
+    const child = spawnChild(process.execPath, ['-e', script])
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const pid = Number(/^ok (\d+)/.exec(stdout)?.[1])
+    expect(pid).toBeGreaterThan(0)
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 })
+  })
+})
+
 describe('options', () => {
   it('runs in cwd', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ptypilot-cwd-')))

@@ -208,3 +208,92 @@ fn pipes_missing_program_is_a_spawn_error() {
     assert_eq!(err.code, ErrorCode::Spawn);
     assert_eq!(err.errno, Some(libc::ENOENT));
 }
+
+/// Waits up to 10 s for `cond`.
+fn wait_until(cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(std::time::Instant::now() < deadline, "condition not met in 10 s");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Waits until `master` is readable (or `ms` passed).
+fn readable(master: &std::os::fd::OwnedFd, ms: i32) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut fds = [libc::pollfd {
+        fd: master.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    // SAFETY: one valid pollfd.
+    unsafe { libc::poll(fds.as_mut_ptr(), 1, ms) > 0 }
+}
+
+fn transcript(s: &Session) -> String {
+    s.read(&ptypilot::core::transcript::ReadOptions {
+        raw: true,
+        ..Default::default()
+    })
+    .unwrap()
+    .text
+}
+
+#[test]
+fn a_listener_holding_the_terminal_reads_the_answer_then_hands_a_flood_back() {
+    use std::os::fd::AsFd;
+    let mut o = opts("sh", &["-c", "stty raw -echo; printf R; exec cat"]);
+    o.stream_output = true;
+    let (s, c) = run(o);
+    let master = s.dup_master().expect("a pty session has a master");
+    wait_until(|| c.data.lock().unwrap().contains('R'));
+
+    // The session thread leaves the answer to the listener that holds the terminal.
+    s.listener_holds(true);
+    s.write(b"k").unwrap();
+    assert!(readable(&master, 5000), "the echo arrives");
+    std::thread::sleep(Duration::from_millis(20)); // the session thread was woken too
+    assert_eq!(transcript(&s), "R", "the session thread left the answer alone");
+    let ready = s.read_ready(master.as_fd());
+    assert_eq!(ready.data, "k");
+    assert!(ready.keep);
+    assert_eq!(transcript(&s), "Rk");
+
+    // A full batch hands the terminal back: the session thread reads the rest.
+    let flood = "0123456789abcdef".repeat(8192); // 128 KiB
+    s.listener_holds(true);
+    s.write(flood.as_bytes()).unwrap();
+    assert!(readable(&master, 5000));
+    let mut got = String::new();
+    loop {
+        let ready = s.read_ready(master.as_fd());
+        got.push_str(&ready.data);
+        if !ready.keep {
+            break;
+        }
+        assert!(readable(&master, 5000), "no full batch came");
+    }
+    assert!(!got.is_empty());
+    wait_until(|| got.len() + c.data.lock().unwrap().len() == 1 + flood.len());
+    assert_eq!(format!("{}{}", "Rk", &flood), transcript(&s));
+    // Once let go, read_ready reads nothing.
+    assert_eq!(s.read_ready(master.as_fd()).data, "");
+    drop(master);
+    s.kill().unwrap();
+    block_on(s.wait_exit());
+}
+
+#[test]
+fn a_hold_that_nobody_reads_ends_and_the_session_thread_reads() {
+    let mut o = opts("sh", &["-c", "read x; echo \"got $x\""]);
+    o.stream_output = true;
+    let (s, c) = run(o);
+    let _master = s.dup_master().unwrap();
+    s.listener_holds(true);
+    s.write(b"go\r").unwrap();
+    // Nobody calls read_ready: the session thread takes the terminal back.
+    wait_until(|| c.data.lock().unwrap().contains("got go"));
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(0));
+    assert!(s.dup_master().is_none(), "no master after the exit");
+}
