@@ -213,7 +213,10 @@ fn pipes_missing_program_is_a_spawn_error() {
 fn wait_until(cond: impl Fn() -> bool) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !cond() {
-        assert!(std::time::Instant::now() < deadline, "condition not met in 10 s");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "condition not met in 10 s"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
 }
@@ -253,7 +256,11 @@ fn a_listener_holding_the_terminal_reads_the_answer_then_hands_a_flood_back() {
     s.write(b"k").unwrap();
     assert!(readable(&master, 5000), "the echo arrives");
     std::thread::sleep(Duration::from_millis(20)); // the session thread was woken too
-    assert_eq!(transcript(&s), "R", "the session thread left the answer alone");
+    assert_eq!(
+        transcript(&s),
+        "R",
+        "the session thread left the answer alone"
+    );
     let ready = s.read_ready(master.as_fd());
     assert_eq!(ready.data, "k");
     assert!(ready.keep);
