@@ -189,6 +189,8 @@ describe('answers to input read on the JS thread', () => {
   ].join('\n')
 
   it('keys one at a time, a flood after a line, more keys: every byte once, in order', async () => {
+    // Sessions of earlier tests that were killed without waiting end first.
+    await vi.waitFor(() => expect(sessionFds()).toMatchObject({ ptmx: 0, pidfd: 0 }))
     const kindsBefore = sessionFds()
     const out = collector()
     const session = PtySession.spawn({ command: 'python3', args: ['-c', responder] }, out.onData)

@@ -1,29 +1,31 @@
-//! The keystroke fast path: after input is written, the JS thread's own event
-//! loop watches the pty master once, so the program's answer (the echo of a
-//! key, a prompt) is read, processed and handed to the output callback on the
-//! JS thread as soon as the terminal has it.
+//! The keystroke fast path: right after input is written, the JS thread's own
+//! event loop watches the pty master, so the program's answer (the echo of a
+//! key, a prompt, a redraw) is read, processed and handed to the output
+//! callback on the JS thread as soon as the terminal has it.
 //!
-//! Without it the answer takes two wake-ups in a row: the session thread wakes
-//! from `poll`, reads and processes, then wakes the JS thread. With it the
-//! terminal wakes the JS thread directly, as a library that reads on the JS
-//! thread would; the session thread still reads everything else (floods, the
-//! drain at exit) and whichever of the two reads first processes the output
-//! ([`Session::read_ready`] and the session thread read and process under one
-//! lock, so order is kept).
+//! Otherwise the answer takes two wake-ups in a row: the session thread wakes
+//! from `poll`, reads and processes, then wakes the JS thread. Here the
+//! terminal wakes the JS thread directly, as in a library that reads on the
+//! JS thread. Every write *holds* the terminal for the JS thread
+//! ([`crate::core::session::Session::listener_holds`]): meanwhile the session thread does not watch
+//! it, so it is not woken by the answer either. The hold ends, and the session
+//! thread reads again, when a read fills a whole batch (a flood is read off
+//! the JS thread), at the terminal's end, at the program's exit, or 50 ms
+//! after the last write (a JS thread busy elsewhere cannot stall the program
+//! for long). Both read and process under one lock, so order is kept.
 //!
-//! One watch per session, a libuv poll handle on a duplicate of the master,
-//! started on every write and stopped when it fired once (a level-triggered
-//! watch left on would wake the JS thread for every batch of a flood, and
-//! spin while the listener is paused). It never keeps the event loop alive
-//! (unreferenced) and is closed before the exit is delivered — the duplicate
-//! keeps the terminal open, and libuv keys its watches by descriptor number —
-//! or when the JS object is collected, or when the JS environment is torn
-//! down (an async cleanup hook: a worker's loop must have no open handles).
+//! The watch is a libuv poll handle on a duplicate of the master, made at the
+//! first write (a session nobody types into costs nothing more), and never
+//! keeps the event loop alive (unreferenced). It is closed before the exit is
+//! delivered (the duplicate keeps the terminal open, and libuv keys its
+//! watches by descriptor number), when the JS object is collected, or when
+//! the JS environment is torn down (an async cleanup hook: a worker's loop
+//! must have no open handles when it closes).
 //!
 //! libuv's functions are looked up in the running Node process at run time,
 //! as napi-rs does for Node-API itself, so the crate links without Node (its
-//! tests) and falls back to the session thread alone when they are missing.
-//! Unix only; elsewhere every function here does nothing.
+//! tests); without them the session thread delivers everything, as it always
+//! can. Unix only; elsewhere every function here does nothing.
 
 #[cfg(unix)]
 mod imp {
@@ -113,13 +115,19 @@ mod imp {
     struct Watch {
         env: sys::napi_env,
         session: Session,
-        /// The duplicate of the master the handle polls.
-        master: OwnedFd,
-        handle: HandleMem,
-        armed: bool,
         /// The output callback, `pump(data, exit)`.
         pump: sys::napi_ref,
         context: sys::napi_async_context,
+        /// The poll handle, made at the first write (a session nobody types
+        /// into costs no descriptor); `Err` once making it failed.
+        io: Result<Option<Io>, ()>,
+        armed: bool,
+    }
+
+    /// The poll handle on the duplicate of the master.
+    struct Io {
+        master: OwnedFd,
+        handle: HandleMem,
         cleanup: sys::napi_async_cleanup_hook_handle,
     }
 
@@ -129,20 +137,53 @@ mod imp {
         static NEXT_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
     }
 
-    /// Starts watching `session`'s terminal for the JS thread of `env`, with
-    /// `pump` as the output callback. Returns the watch's id, or `None` when
-    /// it cannot be set up (pipes, no libuv, the session already ended): the
-    /// session thread then delivers everything, as it always can.
+    /// Prepares a watch on `session`'s terminal for the JS thread of `env`,
+    /// with `pump` as the output callback. Returns its id, or `None` when
+    /// there can be none (pipes, no libuv): the session thread then delivers
+    /// everything, as it always can.
     pub fn open(env: sys::napi_env, session: &Session, pump: sys::napi_value) -> Option<u64> {
-        let uv = uv()?;
-        let master = session.dup_master()?;
+        uv()?;
+        if !session.is_pty() {
+            return None;
+        }
+        let ok = sys::Status::napi_ok;
+        let mut pump_ref = ptr::null_mut();
+        let mut name = ptr::null_mut();
+        let mut context = ptr::null_mut();
+        // SAFETY: Node-API calls on the JS thread of `env`; every out-pointer
+        // is valid.
+        let made = unsafe {
+            sys::napi_create_reference(env, pump, 1, &mut pump_ref) == ok
+                && sys::napi_create_string_utf8(env, c"ptypilot.pty".as_ptr(), 12, &mut name) == ok
+                && sys::napi_async_init(env, ptr::null_mut(), name, &mut context) == ok
+        };
+        let watch = Watch {
+            env,
+            session: session.clone(),
+            pump: pump_ref,
+            context,
+            io: Ok(None),
+            armed: false,
+        };
+        if !made {
+            dispose(watch);
+            return None;
+        }
         let id = NEXT_ID.with(|n| {
             let id = n.get();
             n.set(id + 1);
             id
         });
-        // SAFETY: plain Node-API and libuv calls on the JS thread of `env`;
-        // every out-pointer is valid, and each failure undoes what was done.
+        WATCHES.with(|w| w.borrow_mut().insert(id, watch));
+        Some(id)
+    }
+
+    /// Makes the poll handle for watch `id`.
+    fn make_io(env: sys::napi_env, session: &Session, id: u64) -> Option<Io> {
+        let uv = uv()?;
+        let master = session.dup_master()?;
+        // SAFETY: Node-API and libuv calls on the JS thread of `env`; every
+        // out-pointer is valid; an initialised handle is closed on failure.
         unsafe {
             let mut lp = ptr::null_mut();
             if sys::napi_get_uv_event_loop(env, &mut lp) != sys::Status::napi_ok || lp.is_null() {
@@ -152,45 +193,29 @@ mod imp {
             if (uv.poll_init)(lp, handle.ptr(), master.as_raw_fd()) != 0 {
                 return None;
             }
-            // From here on the handle belongs to the loop: it must be closed.
             *handle.ptr().cast::<usize>() = id as usize;
             (uv.unref)(handle.ptr());
-            let mut pump_ref = ptr::null_mut();
-            let mut name = ptr::null_mut();
-            let mut context = ptr::null_mut();
-            let mut cleanup = ptr::null_mut();
-            let ok = sys::napi_create_reference(env, pump, 1, &mut pump_ref)
-                == sys::Status::napi_ok
-                && sys::napi_create_string_utf8(env, c"ptypilot.pty".as_ptr(), 12, &mut name)
-                    == sys::Status::napi_ok
-                && sys::napi_async_init(env, ptr::null_mut(), name, &mut context)
-                    == sys::Status::napi_ok
-                && sys::napi_add_async_cleanup_hook(
-                    env,
-                    Some(on_teardown),
-                    id as *mut c_void,
-                    &mut cleanup,
-                ) == sys::Status::napi_ok;
-            let watch = Watch {
-                env,
-                session: session.clone(),
+            let mut io = Io {
                 master,
                 handle,
-                armed: false,
-                pump: pump_ref,
-                context,
-                cleanup,
+                cleanup: ptr::null_mut(),
             };
-            if !ok {
-                dispose(watch);
+            // A worker's loop must have no open handles when it is torn down.
+            if sys::napi_add_async_cleanup_hook(
+                env,
+                Some(on_teardown),
+                id as *mut c_void,
+                &mut io.cleanup,
+            ) != sys::Status::napi_ok
+            {
+                close_io(io);
                 return None;
             }
-            WATCHES.with(|w| w.borrow_mut().insert(id, watch));
+            Some(io)
         }
-        Some(id)
     }
 
-    /// Watches the terminal until it has output, once (after a write).
+    /// After a write: watches the terminal and holds it (see the module docs).
     pub fn arm(id: u64) {
         let Some(uv) = uv() else { return };
         WATCHES.with(|w| {
@@ -198,10 +223,16 @@ mod imp {
             let Some(watch) = map.get_mut(&id) else {
                 return;
             };
+            if let Ok(None) = watch.io {
+                watch.io = make_io(watch.env, &watch.session, id).map(Some).ok_or(());
+            }
+            let Ok(Some(io)) = &mut watch.io else {
+                return;
+            };
             if !watch.armed {
                 // SAFETY: the handle is initialised and not closed (it is in the map).
                 watch.armed =
-                    unsafe { (uv.poll_start)(watch.handle.ptr(), UV_READABLE, on_readable) } == 0;
+                    unsafe { (uv.poll_start)(io.handle.ptr(), UV_READABLE, on_readable) } == 0;
             }
             if watch.armed {
                 // Taken again on every write, so the hold lasts while input comes.
@@ -220,26 +251,35 @@ mod imp {
     }
 
     /// Frees a watch that is out of the map: the Node-API parts now, the
-    /// descriptor once libuv stopped watching it, the handle once libuv is
-    /// done with it.
-    fn dispose(mut watch: Watch) {
-        let Some(uv) = uv() else { return };
-        // SAFETY: the handle is initialised and closed exactly once, here;
-        // its memory and the cleanup-hook handle are released in `on_closed`.
+    /// handle as `close_io` does.
+    fn dispose(watch: Watch) {
+        // SAFETY: on the JS thread of `env`; each is released once, here.
         unsafe {
-            (uv.poll_stop)(watch.handle.ptr());
             if !watch.pump.is_null() {
                 sys::napi_delete_reference(watch.env, watch.pump);
             }
             if !watch.context.is_null() {
                 sys::napi_async_destroy(watch.env, watch.context);
             }
-            drop(watch.master);
-            let closing = Box::new(Closing {
-                handle: watch.handle,
-                cleanup: watch.cleanup,
-            });
-            let raw = Box::into_raw(closing);
+        }
+        if let Ok(Some(io)) = watch.io {
+            close_io(io);
+        }
+    }
+
+    /// Stops the handle, closes the descriptor (libuv no longer watches it)
+    /// and closes the handle; its memory and the cleanup hook are released
+    /// once libuv is done with it (`on_closed`).
+    fn close_io(mut io: Io) {
+        let Some(uv) = uv() else { return };
+        // SAFETY: the handle is initialised and closed exactly once, here.
+        unsafe {
+            (uv.poll_stop)(io.handle.ptr());
+            drop(io.master);
+            let raw = Box::into_raw(Box::new(Closing {
+                handle: io.handle,
+                cleanup: io.cleanup,
+            }));
             let h = (*raw).handle.ptr();
             *h.cast::<*mut Closing>() = raw;
             (uv.close)(h, on_closed);
@@ -271,7 +311,7 @@ mod imp {
     }
 
     unsafe extern "C" fn on_readable(handle: *mut c_void, _status: c_int, _events: c_int) {
-        // SAFETY: the data field holds the id (`open`).
+        // SAFETY: the data field holds the id (`make_io`).
         let id = unsafe { *handle.cast::<usize>() } as u64;
         let Some(uv) = uv() else { return };
         // Take what is needed out of the map: the callback below may write
@@ -279,7 +319,8 @@ mod imp {
         let found = WATCHES.with(|w| {
             let map = w.borrow();
             let watch = map.get(&id)?;
-            let master = watch.master.as_raw_fd();
+            let Ok(Some(io)) = &watch.io else { return None };
+            let master = io.master.as_raw_fd();
             Some((
                 watch.env,
                 watch.session.clone(),
@@ -299,10 +340,11 @@ mod imp {
             WATCHES.with(|w| {
                 if let Some(watch) = w.borrow_mut().get_mut(&id)
                     && watch.armed
+                    && let Ok(Some(io)) = &mut watch.io
                 {
                     watch.armed = false;
                     // SAFETY: the handle is initialised and open (in the map).
-                    unsafe { (uv.poll_stop)(watch.handle.ptr()) };
+                    unsafe { (uv.poll_stop)(io.handle.ptr()) };
                 }
             });
         }
