@@ -618,7 +618,7 @@ impl Session {
         }
         // End of file is the session thread's to see (it drains, then
         // publishes the exit); here it only means the listener lets go.
-        let end = read_into(master.as_raw_fd(), &mut reader.batch);
+        let end = read_into(master.as_raw_fd(), &mut reader.batch, true);
         let full = reader.batch.len() >= READ_BATCH;
         self.shared.process(&mut reader, 0, Stream::Terminal, false);
         drop(reader);
@@ -893,15 +893,26 @@ enum ReadEnd {
 }
 
 /// Reads the non-blocking `fd` into `batch` until it has nothing more right
-/// now or `READ_BATCH` bytes were read.
-fn read_into(fd: RawFd, batch: &mut Vec<u8>) -> ReadEnd {
-    let mut buf = [0u8; READ_BATCH];
+/// now or `READ_BATCH` bytes were read. With `small_is_all`, a first read of
+/// less than `SMALL_READ` bytes counts as "nothing more": one `read` for a
+/// keystroke's answer on the listener's fast path (its watch fires again if
+/// more came), while output that comes in quantity is read on until the pty
+/// is empty or the batch is full, as always.
+fn read_into(fd: RawFd, batch: &mut Vec<u8>, small_is_all: bool) -> ReadEnd {
+    const SMALL_READ: usize = 1024;
+    let first = batch.is_empty();
     while batch.len() < READ_BATCH {
         let room = READ_BATCH - batch.len();
-        // SAFETY: `buf` is valid for writes of `room` <= its length.
-        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), room) };
+        batch.reserve(room);
+        let spare = batch.spare_capacity_mut();
+        // SAFETY: `spare` is valid for writes of at least `room` bytes.
+        let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), room) };
         if n > 0 {
-            batch.extend_from_slice(&buf[..n as usize]);
+            // SAFETY: `read` initialised the first `n` (<= room) spare bytes.
+            unsafe { batch.set_len(batch.len() + n as usize) };
+            if small_is_all && first && batch.len() < SMALL_READ {
+                return ReadEnd::Again;
+            }
             continue;
         }
         if n == 0 {
@@ -1580,7 +1591,7 @@ impl Loop {
     fn read_batch(&mut self, i: usize) {
         let output = &mut self.outputs[i];
         let mut reader = self.shared.lock_reader();
-        match read_into(output.fd, &mut reader.batch) {
+        match read_into(output.fd, &mut reader.batch, false) {
             ReadEnd::Again => {}
             ReadEnd::Eof => output.eof = true,
         }
