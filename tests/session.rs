@@ -24,8 +24,11 @@ impl EventSink for Sink {
         std::thread::spawn(move || {
             let session = c.session.lock().unwrap().clone();
             if let Some(s) = session {
-                let out = s.take_outbox();
+                // One taker at a time, as on the one JS thread: the data lock
+                // is held from the take to the append, so a later wake-up's
+                // thread cannot append before an earlier one.
                 let mut data = c.data.lock().unwrap();
+                let out = s.take_outbox();
                 data.push_str(&out.data);
                 if let Some(exit) = out.exit {
                     *c.exit_after.lock().unwrap() = Some((data.len(), exit));
@@ -303,4 +306,154 @@ fn a_hold_that_nobody_reads_ends_and_the_session_thread_reads() {
     let exit = block_on(s.wait_exit());
     assert_eq!(exit.exit_code, Some(0));
     assert!(s.dup_master().is_none(), "no master after the exit");
+}
+
+/// A listener that takes the outbox on the thread that calls it (as the JS
+/// thread does), so the fast path and the wake-ups can be merged in order.
+struct Flag(Arc<std::sync::atomic::AtomicBool>);
+
+impl EventSink for Flag {
+    fn wake(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn keystrokes_floods_and_hand_overs_in_random_order_lose_and_reorder_nothing() {
+    for seed in [
+        0x9e37_79b9_7f4a_7c15u64,
+        0x2545_f491_4f6c_dd1d,
+        0x1234_5678_9abc_def1,
+    ] {
+        random_typing_run(seed);
+    }
+}
+
+fn random_typing_run(seed: u64) {
+    use std::os::fd::AsFd;
+    use std::sync::atomic::Ordering::SeqCst;
+    // With the terminal's echo off (so the output's order is the input's):
+    // answers each line with "got <line>", or `n` numbered lines for "flood n".
+    let responder = [
+        "import sys, termios",
+        "a = termios.tcgetattr(0)",
+        "a[3] &= ~termios.ECHO",
+        "termios.tcsetattr(0, termios.TCSANOW, a)",
+        "print('R', flush=True)",
+        "for line in sys.stdin:",
+        "    line = line.strip()",
+        "    if line.startswith('flood '):",
+        "        sys.stdout.write(''.join(f'{i}\\n' for i in range(int(line.split()[1]))))",
+        "        sys.stdout.flush()",
+        "    else:",
+        "        print('got ' + line, flush=True)",
+    ]
+    .join("\n");
+    let mut o = opts("python3", &["-c", &responder]);
+    o.stream_output = true;
+    let s = Session::spawn(o).unwrap();
+    let woken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    s.attach(Arc::new(Flag(woken.clone())));
+    let master = s.dup_master().unwrap();
+
+    let mut got = String::new();
+    let mut exit = None;
+    // Bytes delivered by `read_ready` and by `take_outbox`.
+    let (mut fast, mut woke) = (0, 0);
+    let mut pump = |got: &mut String, hold: bool, wait_ms: i32| {
+        if hold && readable(&master, wait_ms) {
+            let ready = s.read_ready(master.as_fd());
+            fast += ready.data.len();
+            got.push_str(&ready.data);
+        }
+        if woken.swap(false, SeqCst) {
+            let out = s.take_outbox();
+            woke += out.data.len();
+            got.push_str(&out.data);
+            out.exit
+        } else {
+            None
+        }
+    };
+
+    let mut rng = seed;
+    let mut next = |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    let mut expected = String::from("R\r\n");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while got.len() < expected.len() {
+        assert!(std::time::Instant::now() < deadline, "no R");
+        pump(&mut got, false, 0);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    for step in 0..60 {
+        let line = match next(4) {
+            0 => format!("flood {}", 1 + next(3000)),
+            _ => format!("line{step}"),
+        };
+        let answer = if let Some(n) = line.strip_prefix("flood ") {
+            (0..n.parse::<u64>().unwrap())
+                .map(|i| format!("{i}\r\n"))
+                .collect::<String>()
+        } else {
+            format!("got {line}\r\n")
+        };
+        // Type it a few characters at a time, holding (or not) after each write.
+        let typed = format!("{line}\r");
+        let mut rest = typed.as_str();
+        while !rest.is_empty() {
+            let take = (1 + next(4) as usize).min(rest.len());
+            s.write(&rest.as_bytes()[..take]).unwrap();
+            rest = &rest[take..];
+            let hold = next(4) != 0;
+            if hold {
+                s.listener_holds(true);
+            }
+            pump(&mut got, hold, next(3) as i32);
+        }
+        expected.push_str(&answer);
+        // Sometimes wait for the whole answer, sometimes type on at once.
+        if next(2) == 0 {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while got.len() < expected.len() {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "answer to {line:?} did not come: {} of {} bytes; tail {:?}; transcript tail {:?}",
+                    got.len(),
+                    expected.len(),
+                    &got[got.len().saturating_sub(80)..],
+                    {
+                        let t = transcript(&s);
+                        t[t.len().saturating_sub(80)..].to_string()
+                    }
+                );
+                pump(&mut got, true, 1);
+            }
+        }
+    }
+    s.write(b"\x04").unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while exit.is_none() {
+        assert!(std::time::Instant::now() < deadline, "no exit");
+        exit = pump(&mut got, next(2) == 0, 1);
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert_eq!(exit.unwrap().exit_code, Some(0));
+    // Every byte once and in order, through either path; the transcript agrees.
+    assert!(
+        got == expected,
+        "delivered output differs from the expected ({} vs {} bytes)",
+        got.len(),
+        expected.len()
+    );
+    assert_eq!(transcript(&s), expected);
+    drop(pump);
+    assert!(
+        fast > 0 && woke > 0,
+        "both paths delivered: {fast} and {woke} bytes"
+    );
 }
