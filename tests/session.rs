@@ -451,7 +451,6 @@ fn random_typing_run(seed: u64) {
         expected.len()
     );
     assert_eq!(transcript(&s), expected);
-    drop(pump);
     assert!(
         fast > 0 && woke > 0,
         "both paths delivered: {fast} and {woke} bytes"
