@@ -192,6 +192,11 @@ export declare class PtySession {
    * Sends text (as UTF-8) or bytes. Never blocks: what the program does not read yet is queued
    * (up to 64 MiB, then `ERR_LIMIT`). Throws `ERR_NOT_RUNNING` after the exit.
    * Enter is `'\r'`, as a terminal sends it.
+   *
+   * With an `onData` listener, the answer to input (an echo, a redraw) is read on this thread's
+   * event loop as soon as it arrives, for up to 50 ms after the last write or until a flood
+   * starts; everything else is read on the session's own thread. Either way `onData` sees every
+   * byte once, in order.
    */
   write(data: string | Uint8Array): void
   /**
