@@ -223,6 +223,8 @@ export declare class PtySession {
    * Resolves when no output came for `quietMs` and no synchronized-output block (mode 2026) is open,
    * or at once when the program has exited and its output was drained. Input (`write`, `sendKeys`,
    * `paste`) and `resize` restart the quiet period, so a settle right after a keystroke waits for the answer.
+   * A block left open with no output for 1 s counts as closed (as terminals end such a block after a
+   * timeout), so a program that stopped mid-frame still settles, showing what it drew.
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**

@@ -74,6 +74,20 @@ time.sleep(30)
     s.kill()
   })
 
+  it('settles when a synchronized-output block stays open and silent for a second', async () => {
+    const s = python(`
+import os, time
+os.write(1, b"\\x1b[?2026hhalf a frame\\r\\n")
+time.sleep(30)
+`)
+    await s.waitFor('half a frame')
+    // Settled (not timed out), with what was drawn, though the block is still open.
+    const screen = await s.waitForSettle({ quietMs: 100, timeoutMs: 10_000 })
+    expect(screen.settled).toBe(true)
+    expect(screen.text).toBe('half a frame')
+    s.kill()
+  })
+
   it('right after a keystroke waits for the answer, even when the screen was quiet before', async () => {
     // Answers each key after 150 ms; before the fix the second settle
     // returned at once because the quiet period had already passed.

@@ -63,6 +63,9 @@ pub const MAX_QUEUED_INPUT: usize = 64 << 20;
 /// batches buy nothing; `cat` of 16 MiB of headers: 42 MiB/s at 16 KiB,
 /// 34 MiB/s at 1 MiB.)
 const READ_BATCH: usize = 16 << 10;
+/// A synchronized-output block (mode 2026) with no output for this long no
+/// longer keeps a settle waiting (see [`Session::wait_settle`]).
+pub const SYNC_STALL: Duration = Duration::from_secs(1);
 /// The session thread takes the terminal back from the listener this long
 /// after the listener last took it ([`Session::listener_holds`]).
 const LISTENER_HOLD: Duration = Duration::from_millis(50);
@@ -708,8 +711,13 @@ impl Session {
     }
 
     /// Waits until no output came (and no input was written) for `quiet` and
-    /// no synchronized-output block is open, or the session ended. Returns `false` when `timeout` passed
-    /// first.
+    /// no synchronized-output block is open, or the session ended. Returns
+    /// `false` when `timeout` passed first.
+    ///
+    /// A block that stays open with no output for `SYNC_STALL` counts as
+    /// closed, as terminals end such a block after a timeout: a program that
+    /// stopped mid-frame (it crashed, or never closes its blocks) still
+    /// settles, with what it drew so far.
     pub async fn wait_settle(&self, quiet: Duration, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut rx = self.subscribe();
@@ -727,15 +735,16 @@ impl Session {
                 return true;
             }
             let quiet_until = tokio::time::Instant::from_std(last + quiet);
+            let stalled_at = tokio::time::Instant::from_std(last + SYNC_STALL);
             let now = tokio::time::Instant::now();
-            if now >= quiet_until && !synchronized {
+            if now >= quiet_until && (!synchronized || now >= stalled_at) {
                 return true;
             }
             if now >= deadline {
                 return false;
             }
             let wake_at = if synchronized {
-                deadline
+                quiet_until.max(stalled_at).min(deadline)
             } else {
                 quiet_until.min(deadline)
             };
