@@ -466,7 +466,9 @@ export interface ShellResult {
    * without the command line, the prompt or ptypilot's markers; escape
    * sequences stripped, `\r\n` as `\n`, a `\r` or backspace applied to its
    * line (a progress bar reads as its last state). Output of background jobs
-   * that arrives while the command runs is included.
+   * that arrives while the command runs is included. The shell's own messages
+   * read as for a typed command (`bash: line 1: syntax error ...`,
+   * `dash: 1: x: not found`).
    */
   output: string
   /** `timeoutMs` ran out and the command was stopped. */

@@ -152,6 +152,25 @@ describe.each(shells)('Shell with %s', (program) => {
       expect(r.output).toBe('keep $HOME as is\n  and indentation\n')
     })
 
+    it("names the shell, not ptypilot's command file, in the shell's own error messages", async () => {
+      const s = shell()
+      const expected: Record<string, [string, string]> = {
+        bash: ['bash: nosuch: command not found\n', "bash: line 2: syntax error near unexpected token `then'\nbash: line 2: `if then'\n"],
+        dash: ['dash: 1: nosuch: not found\n', 'dash: 2: Syntax error: "then" unexpected\n'],
+        zsh: ['zsh:1: command not found: nosuch\n', "zsh:3: parse error near `\\n'\n"],
+      }
+      const [notFound, syntax] = expected[program]
+      const missing = await s.run({ command: 'nosuch' })
+      expect(missing.exitCode).toBe(127)
+      expect(missing.output).toBe(notFound)
+      const broken = await s.run({ command: 'echo before\nif then\n' })
+      expect(broken.output).not.toContain('ptypilot-shell')
+      expect(broken.output.endsWith(syntax)).toBe(true)
+      // In a subshell too (a per-run cwd).
+      const elsewhere = await s.run({ command: 'nosuch', cwd: '/' })
+      expect(elsewhere.output).toBe(notFound)
+    })
+
     it('gives commands end-of-file on stdin instead of waiting for input', async () => {
       const s = shell()
       const r = await s.run({ command: 'cat; read line; echo "read=$?"', timeoutMs: 10_000 })

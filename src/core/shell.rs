@@ -33,7 +33,9 @@
 //!
 //! `.` runs the file in the current shell, so multi-line commands, here-docs,
 //! quotes and a missing final newline need no escaping, and `cd`/`export`
-//! persist. With a per-run `cwd` or `env` the file runs in a subshell
+//! persist. The shell's own messages about the command (command not found,
+//! syntax errors) name the file; the [`Tracker`] puts the shell's name in its
+//! place, as for a command typed at the prompt. With a per-run `cwd` or `env` the file runs in a subshell
 //! instead, so those apply to that command only. Output between `C` and `D`
 //! is the command's; everything else (the prompt, the echo of the line, job
 //! notices) is dropped. When the shell aborts the line (the command was
@@ -508,6 +510,9 @@ pub struct Tracker {
     discarded: String,
     /// Command output fed since the stripper last completed a line.
     line_bytes: usize,
+    /// The running command's file and the shell's name: the shell's own
+    /// messages about the command name the shell, not the file.
+    file: Option<(String, String)>,
 }
 
 impl Tracker {
@@ -522,6 +527,27 @@ impl Tracker {
             pieces: Vec::new(),
             discarded: String::new(),
             line_bytes: 0,
+            file: None,
+        }
+    }
+
+    /// The command runs from `path` in a shell called `shell`: its messages
+    /// about the command (`bash` `<path>: line 1: x: command not found`, `zsh`
+    /// `<path>:1: ...`, `dash` `dash: 1: <path>: x: not found`) read as they
+    /// would for a command typed at the prompt (`bash: line 1: ...`,
+    /// `zsh:1: ...`, `dash: 1: x: not found`).
+    pub fn name_file(&mut self, path: &str, shell: &str) {
+        self.file = Some((path.to_owned(), shell.to_owned()));
+    }
+
+    /// `out` with the command file's name replaced (see [`Tracker::name_file`]).
+    fn unname_file(&self, out: String) -> String {
+        match &self.file {
+            // Every shell's form has a colon right after the path.
+            Some((path, shell)) if out.contains(&format!("{path}:")) => out
+                .replace(&format!(": {path}: "), ": ")
+                .replace(&format!("{path}:"), &format!("{shell}:")),
+            _ => out,
         }
     }
 
@@ -540,6 +566,7 @@ impl Tracker {
             self.step(piece, &mut out);
         }
         self.pieces = pieces;
+        let out = self.unname_file(out);
         self.output.push(&out);
         out
     }
@@ -556,6 +583,7 @@ impl Tracker {
         if self.phase == Phase::Running {
             self.stripper.flush_line(&mut out);
         }
+        let out = self.unname_file(out);
         self.output.push(&out);
         out
     }
@@ -801,6 +829,8 @@ impl Drop for CommandDir {
 /// A started shell.
 struct Live {
     session: Session,
+    /// The shell's name as it calls itself (`bash`, `zsh`, `dash`, `sh`).
+    name: String,
     nonce: String,
     tracker: Mutex<Tracker>,
     dir: CommandDir,
@@ -1200,8 +1230,12 @@ impl Shell {
         })?;
         // The terminal keeps these lines until the shell reads them.
         let _ = session.write(kind.init_lines().as_bytes());
+        let name = Path::new(&program)
+            .file_name()
+            .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
         let live = Arc::new(Live {
             session,
+            name,
             tracker: Mutex::new(Tracker::new(&nonce)),
             nonce,
             dir,
@@ -1375,7 +1409,11 @@ impl Shell {
                 let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let path = live.dir.write(n, &opts.command)?;
                 let line = run_line(&path, &live.nonce, cwd.as_deref(), &opts.env);
-                live.tracker().submit(opts.max_output);
+                {
+                    let mut tracker = live.tracker();
+                    tracker.submit(opts.max_output);
+                    tracker.name_file(&path.display().to_string(), &live.name);
+                }
                 file = Some(path);
                 // If the shell just died, the exit shows up in the outbox.
                 let _ = live.session.write(line.as_bytes());
@@ -1764,6 +1802,27 @@ mod tests {
         assert_eq!(t.phase(), Phase::AwaitPrompt);
         assert_eq!(t.feed(&format!("late\r\n{}", a(0))), "");
         assert_eq!(t.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn tracker_names_the_shell_instead_of_the_command_file() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.name_file("/tmp/d/cmd-4", "sh");
+        let out = t.feed(&format!(
+            "{}/tmp/d/cmd-4: line 1: x: command not found\r\n\
+             sh: 2: /tmp/d/cmd-4: y: not found\r\n\
+             /tmp/d/cmd-4:3: parse error\r\n\
+             cat /tmp/d/cmd-40\r\n{}{}",
+            c(),
+            d(2),
+            a(2)
+        ));
+        assert_eq!(
+            out,
+            "sh: line 1: x: command not found\nsh: 2: y: not found\nsh:3: parse error\ncat /tmp/d/cmd-40\n"
+        );
+        assert_eq!(t.take_output().0, out);
     }
 
     #[test]
