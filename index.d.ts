@@ -468,7 +468,8 @@ export interface ShellResult {
    * line (a progress bar reads as its last state). Output of background jobs
    * that arrives while the command runs is included. The shell's own messages
    * read as for a typed command (`bash: line 1: syntax error ...`,
-   * `dash: 1: x: not found`).
+   * `dash: 1: x: not found`); after a stop, the shell's report on the stopped
+   * job at the end (a blank line, `Terminated`) is left out.
    */
   output: string
   /** `timeoutMs` ran out and the command was stopped. */

@@ -208,6 +208,18 @@ describe.each(shells)('Shell with %s', (program) => {
       expect(s.pid).toBe(pid)
     })
 
+    it("leaves the shell's report on the stopped job out of the output", async () => {
+      const s = shell()
+      // The blank line after SIGINT, and "Terminated" / "zsh: terminated ..." after SIGTERM.
+      const interrupted = await s.run({ command: 'echo a; sleep 100', timeoutMs: 200 })
+      expect(interrupted).toMatchObject({ timedOut: true, output: 'a\n' })
+      const terminated = await s.run({ command: "trap '' INT; echo b; sleep 100", timeoutMs: 200 })
+      expect(terminated).toMatchObject({ timedOut: true, output: 'b\n' })
+      // Blank lines the command printed before the stop stay.
+      const blank = await s.run({ command: 'echo c; echo; echo; sleep 100', timeoutMs: 1000 })
+      expect(blank).toMatchObject({ timedOut: true, output: 'c\n\n\n' })
+    })
+
     it('stops a command that ignores SIGINT', async () => {
       const s = shell()
       const started = Date.now()

@@ -513,6 +513,12 @@ pub struct Tracker {
     /// The running command's file and the shell's name: the shell's own
     /// messages about the command name the shell, not the file.
     file: Option<(String, String)>,
+    /// A stop of the command began ([`Tracker::stopping`]).
+    stopping: bool,
+    /// Since then: lines that may be the shell's report on the stopped job,
+    /// held back until other output follows them (then they are the
+    /// command's) or the command ends (then they are dropped).
+    held: String,
 }
 
 impl Tracker {
@@ -528,7 +534,37 @@ impl Tracker {
             discarded: String::new(),
             line_bytes: 0,
             file: None,
+            stopping: false,
+            held: String::new(),
         }
+    }
+
+    /// A stop of the running command began. From now on, what the shell
+    /// prints about the stopped job at the end — the newline bash, dash and
+    /// zsh print after a job died of SIGINT, `Terminated`, `Killed`,
+    /// `zsh: terminated  <command>` — is left out of the output.
+    pub fn stopping(&mut self) {
+        self.stopping = true;
+    }
+
+    /// `out` without trailing lines that may be the shell's report on a
+    /// stopped job (held back; see `held`).
+    fn hold_stop_report(&mut self, out: String) -> String {
+        if !self.stopping {
+            return out;
+        }
+        let mut emit = String::new();
+        for line in out.split_inclusive('\n') {
+            match line.strip_suffix('\n') {
+                Some(text) if is_stop_report(text) => self.held.push_str(line),
+                _ => {
+                    emit.push_str(&self.held);
+                    self.held.clear();
+                    emit.push_str(line);
+                }
+            }
+        }
+        emit
     }
 
     /// The command runs from `path` in a shell called `shell`: its messages
@@ -567,6 +603,7 @@ impl Tracker {
         }
         self.pieces = pieces;
         let out = self.unname_file(out);
+        let out = self.hold_stop_report(out);
         self.output.push(&out);
         out
     }
@@ -584,6 +621,7 @@ impl Tracker {
             self.stripper.flush_line(&mut out);
         }
         let out = self.unname_file(out);
+        let out = self.hold_stop_report(out);
         self.output.push(&out);
         out
     }
@@ -596,6 +634,8 @@ impl Tracker {
         self.line_bytes = 0;
         self.output = HeadTail::new(max_output);
         self.finish = None;
+        self.stopping = false;
+        self.held.clear();
     }
 
     /// How the command ended, once it has (taken once).
@@ -605,6 +645,7 @@ impl Tracker {
 
     /// The command's output and whether part of it was left out.
     pub fn take_output(&mut self) -> (String, bool) {
+        self.held.clear();
         std::mem::replace(&mut self.output, HeadTail::new(0)).text()
     }
 
@@ -780,6 +821,15 @@ impl RunResult {
             truncated,
         }
     }
+}
+
+/// A line a shell prints about a job it saw die of a stop signal: the empty
+/// line after SIGINT, bash's and dash's `Terminated` / `Killed`, zsh's
+/// `zsh: terminated  <command>`.
+fn is_stop_report(line: &str) -> bool {
+    matches!(line, "" | "Terminated" | "Killed")
+        || line.starts_with("zsh: terminated ")
+        || line.starts_with("zsh: killed ")
 }
 
 /// The private directory that holds the command files of one shell; removed
@@ -1433,6 +1483,7 @@ impl Shell {
                         return Ok(Executed::Done(RunResult::stopped(reason, String::new(), false)));
                     }
                     interrupt = Some(Interrupt::new(phase != Phase::Submitted));
+                    live.tracker().stopping();
                 }
                 _ = sleep_until(next_step), if next_step.is_some() => {
                     if let Some(interrupt) = &mut interrupt {
@@ -1823,6 +1874,26 @@ mod tests {
             "sh: line 1: x: command not found\nsh: 2: y: not found\nsh:3: parse error\ncat /tmp/d/cmd-40\n"
         );
         assert_eq!(t.take_output().0, out);
+    }
+
+    #[test]
+    fn tracker_leaves_out_the_shells_report_on_a_stopped_job() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}before\r\n\r\n", c()));
+        // Not stopping yet: a blank line is output like any other.
+        assert_eq!(out, "before\n\n");
+        t.stopping();
+        // A report followed by more output was the command's after all.
+        out.push_str(&t.feed("\r\nTerminated\r\nstill running\r\n"));
+        out.push_str(&t.feed("\r\nTerminated\r\nzsh: terminated  sleep 9\r\nKilled\r\n"));
+        out.push_str(&t.feed(&format!("{}{}", d(130), a(130))));
+        assert_eq!(out, "before\n\n\nTerminated\nstill running\n");
+        assert_eq!(t.take_output().0, out);
+        // The next command starts without a stop.
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let out = t.feed(&format!("{}x\r\n\r\n{}{}", c(), d(0), a(0)));
+        assert_eq!(out, "x\n\n");
     }
 
     #[test]
