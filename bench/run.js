@@ -22,11 +22,11 @@ const QUICK = Boolean(opts.quick)
 const CASES = [
   { name: 'throughput', args: QUICK ? ['--rounds=2', '--scale=0.25'] : ['--rounds=6'] },
   { name: 'lost-tail', args: QUICK ? ['--runs=100'] : ['--runs=1000'] },
-  { name: 'echo', args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=5', '--keys=2000'] },
+  { name: 'echo', args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=9', '--keys=2000'] },
   // The same on one CPU: without cross-CPU wake-ups (which take from 15 to
   // over 100 µs on this kind of VM, round by round) the cost of the path
   // itself shows.
-  { name: 'echo', id: 'echo-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=5', '--keys=2000'] },
+  { name: 'echo', id: 'echo-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=9', '--keys=2000'] },
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'screen', args: [] },
