@@ -65,32 +65,33 @@ mod imp {
         unref: UnrefFn,
     }
 
+    /// The function `name` of the running process, as type `F` (a function
+    /// pointer type that spells out its C signature).
+    ///
+    /// # Safety
+    /// `F` must be the C signature of that function.
+    unsafe fn sym<F: Copy>(name: &CStr) -> Option<F> {
+        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+        // SAFETY: dlsym with a NUL-terminated name; a null result is checked.
+        let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        // SAFETY: a non-null function address as a function pointer of the
+        // same size, whose signature the caller vouches for.
+        (!p.is_null()).then(|| unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) })
+    }
+
     fn uv() -> Option<&'static Uv> {
         static UV: OnceLock<Option<Uv>> = OnceLock::new();
         UV.get_or_init(|| {
-            let sym = |name: &CStr| {
-                // SAFETY: dlsym with a NUL-terminated name; a null result is checked.
-                let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-                (!p.is_null()).then_some(p)
-            };
-            // SAFETY: each symbol is libuv's function of that name, whose C
-            // signature the target type spells out.
+            // SAFETY: each field's type is the C signature of libuv's function
+            // of that name.
             unsafe {
                 Some(Uv {
-                    handle_size: std::mem::transmute::<*mut c_void, HandleSizeFn>(sym(
-                        c"uv_handle_size",
-                    )?),
-                    poll_init: std::mem::transmute::<*mut c_void, PollInitFn>(sym(
-                        c"uv_poll_init",
-                    )?),
-                    poll_start: std::mem::transmute::<*mut c_void, PollStartFn>(sym(
-                        c"uv_poll_start",
-                    )?),
-                    poll_stop: std::mem::transmute::<*mut c_void, PollStopFn>(sym(
-                        c"uv_poll_stop",
-                    )?),
-                    close: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"uv_close")?),
-                    unref: std::mem::transmute::<*mut c_void, UnrefFn>(sym(c"uv_unref")?),
+                    handle_size: sym(c"uv_handle_size")?,
+                    poll_init: sym(c"uv_poll_init")?,
+                    poll_start: sym(c"uv_poll_start")?,
+                    poll_stop: sym(c"uv_poll_stop")?,
+                    close: sym(c"uv_close")?,
+                    unref: sym(c"uv_unref")?,
                 })
             }
         })

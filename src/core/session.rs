@@ -585,9 +585,7 @@ impl Session {
     /// delivered, or the program's other processes get their hangup late.
     pub fn dup_master(&self) -> Option<OwnedFd> {
         let inner = self.lock();
-        if inner.stderr.is_some() || inner.exit.is_some() {
-            return None;
-        }
+        // `None` for pipes, and cleared before the exit is published.
         let fd = inner.pty_fd?;
         // SAFETY: the loop clears `pty_fd` under this lock before it closes
         // the master, so the descriptor is open while we hold the lock.
@@ -612,7 +610,8 @@ impl Session {
         let mut reader = self.shared.lock_reader();
         {
             let inner = self.lock();
-            if hold == 0 || inner.paused || inner.exit.is_some() || inner.pty_fd.is_none() {
+            // No `pty_fd` once the exit is known (it is cleared first).
+            if hold == 0 || inner.paused || inner.pty_fd.is_none() {
                 drop(inner);
                 drop(reader);
                 self.release(hold);
@@ -681,10 +680,9 @@ impl Session {
         let rest = std::mem::take(&mut inner.outbox.data);
         inner.outbox.data = data;
         inner.outbox.data.push_str(&rest);
-        let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
-        let sink = inner.sink.clone();
+        let sink = inner.sink_to_wake();
         drop(inner);
-        if wake && let Some(sink) = sink {
+        if let Some(sink) = sink {
             sink.wake();
         }
     }
@@ -806,6 +804,18 @@ impl WeakSession {
     }
 }
 
+impl Inner {
+    /// The listener, when it is to be woken for what the outbox now holds
+    /// (not when a wake-up is already pending); marks the wake-up pending.
+    fn sink_to_wake(&mut self) -> Option<Arc<dyn EventSink>> {
+        if self.sink.is_some() && !std::mem::replace(&mut self.wake_pending, true) {
+            self.sink.clone()
+        } else {
+            None
+        }
+    }
+}
+
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves consistent-enough state (plain
@@ -831,7 +841,7 @@ impl Shared {
         reader.last_read = Instant::now();
         let mut text = String::with_capacity(reader.batch.len());
         reader.decoders[i].decode(&reader.batch, &mut text);
-        let (wake, sink) = {
+        let sink = {
             let mut inner = self.lock();
             let inner = &mut *inner;
             match stream {
@@ -853,7 +863,7 @@ impl Shared {
             }
             inner.seq += reader.batch.len() as u64;
             inner.last_activity = Instant::now();
-            let mut wake = false;
+            let mut sink = None;
             if inner.sink_output && !text.is_empty() {
                 if inner.outbox.data.is_empty() {
                     inner.outbox.data = text;
@@ -863,9 +873,9 @@ impl Shared {
                 if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
                     inner.paused = true;
                 }
-                wake = notify
-                    && inner.sink.is_some()
-                    && !std::mem::replace(&mut inner.wake_pending, true);
+                if notify {
+                    sink = inner.sink_to_wake();
+                }
             }
             if !reader.replies.is_empty()
                 && let Some(fd) = inner.input_fd
@@ -880,13 +890,13 @@ impl Shared {
                     inner.queue.extend(&replies);
                 }
             }
-            (wake, inner.sink.clone())
+            sink
         };
         reader.batch.clear();
         if reader.batch.capacity() > 4 * READ_BATCH {
             reader.batch = Vec::new();
         }
-        if wake && let Some(sink) = sink {
+        if let Some(sink) = sink {
             sink.wake();
         }
         self.changed.send_modify(|g| *g += 1);

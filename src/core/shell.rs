@@ -510,9 +510,10 @@ pub struct Tracker {
     discarded: String,
     /// Command output fed since the stripper last completed a line.
     line_bytes: usize,
-    /// The running command's file and the shell's name: the shell's own
-    /// messages about the command name the shell, not the file.
-    file: Option<(String, String)>,
+    /// The running command's file as the shell's messages name it, made
+    /// ready once per command: `(": <path>: ", "<path>:", "<shell>:")` (see
+    /// [`Tracker::name_file`]).
+    file: Option<(String, String, String)>,
     /// A stop of the command began ([`Tracker::stopping`]).
     stopping: bool,
     /// Since then: lines that may be the shell's report on the stopped job,
@@ -573,16 +574,20 @@ impl Tracker {
     /// would for a command typed at the prompt (`bash: line 1: ...`,
     /// `zsh:1: ...`, `dash: 1: x: not found`).
     pub fn name_file(&mut self, path: &str, shell: &str) {
-        self.file = Some((path.to_owned(), shell.to_owned()));
+        // Every shell's form has a colon right after the path.
+        self.file = Some((
+            format!(": {path}: "),
+            format!("{path}:"),
+            format!("{shell}:"),
+        ));
     }
 
     /// `out` with the command file's name replaced (see [`Tracker::name_file`]).
     fn unname_file(&self, out: String) -> String {
         match &self.file {
-            // Every shell's form has a colon right after the path.
-            Some((path, shell)) if out.contains(&format!("{path}:")) => out
-                .replace(&format!(": {path}: "), ": ")
-                .replace(&format!("{path}:"), &format!("{shell}:")),
+            Some((inner, path, shell)) if out.contains(path.as_str()) => out
+                .replace(inner.as_str(), ": ")
+                .replace(path.as_str(), shell),
             _ => out,
         }
     }
