@@ -1,0 +1,388 @@
+//! The session thread (`ptypilot-session-<pid>`): it owns the descriptors
+//! until the program has exited and its output was drained. It polls the
+//! output, the writer queue, the wake-up descriptor and the exit watch; reads
+//! in batches; writes queued input when the pty can take it; reaps the child;
+//! and publishes the exit only after the drain, last in the outbox.
+use std::collections::VecDeque;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use nix::sys::wait::{WaitPidFlag, WaitStatus};
+use nix::unistd::Pid as NixPid;
+
+use super::output::{ReadEnd, Stream, read_into};
+use super::spawn::Io;
+use super::state::{Command, Shared};
+use super::sys::{ExitWatch, write_some};
+use super::terminate::Termination;
+use super::{DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, LISTENER_HOLD, TREE_POLL};
+use crate::core::process::{Pid, ProcRef};
+
+/// One descriptor the loop reads output from.
+pub(super) struct Output {
+    pub(super) fd: RawFd,
+    pub(super) stream: Stream,
+    pub(super) eof: bool,
+}
+
+/// The session thread's state.
+pub(super) struct Loop {
+    pub(super) shared: Arc<Shared>,
+    pub(super) outputs: Vec<Output>,
+    pub(super) input_fd: Option<RawFd>,
+    /// Owns the descriptors; dropped (closed) when the loop ends.
+    pub(super) io: Io,
+    pub(super) pid: Pid,
+    /// The program's identity (pid and start time), taken at spawn.
+    pub(super) root: Option<ProcRef>,
+    pub(super) exit_watch: ExitWatch,
+    pub(super) deadline: Option<Instant>,
+    pub(super) status: Option<Exit>,
+    pub(super) exited_at: Option<Instant>,
+    pub(super) termination: Option<Termination>,
+    /// The listener's hold on the terminal last seen, and when: it is taken
+    /// back if still the same `LISTENER_HOLD` later.
+    pub(super) hold_seen: Option<(u64, Instant)>,
+}
+
+impl Loop {
+    /// Runs until the program exited and its output was drained (and, after a
+    /// termination, its process tree is gone), then publishes the exit.
+    pub(super) fn run(mut self) {
+        let mut exit_flags = Exit::default();
+        loop {
+            let now = Instant::now();
+            if let Some(deadline) = self.deadline
+                && now >= deadline
+            {
+                self.deadline = None;
+                exit_flags.timed_out = true;
+                self.start_termination(DEFAULT_GRACE);
+            }
+            let commands = std::mem::take(&mut self.shared.lock().commands);
+            for command in commands {
+                match command {
+                    Command::Signal(sig) => {
+                        if self.status.is_none() {
+                            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), sig);
+                        }
+                    }
+                    Command::Terminate { grace } => {
+                        exit_flags.cancelled = true;
+                        self.start_termination(grace);
+                    }
+                }
+            }
+            self.advance_termination(now);
+            if self.finished(now) {
+                break;
+            }
+            self.poll_once(now);
+        }
+        self.publish_exit(exit_flags);
+    }
+
+    pub(super) fn finished(&self, now: Instant) -> bool {
+        let Some(exited_at) = self.exited_at else {
+            return false;
+        };
+        if let Some(t) = &self.termination
+            && t.targets.iter().any(ProcRef::alive)
+            && t.give_up_at.is_none_or(|g| now < g)
+        {
+            return false;
+        }
+        if self.eof() {
+            return true;
+        }
+        if self.shared.lock().paused {
+            // The listener is behind; the drain clock stops until it catches up.
+            return false;
+        }
+        let idle_since = self.shared.last_read().max(exited_at);
+        now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
+    }
+
+    /// True once every output reached end-of-file.
+    pub(super) fn eof(&self) -> bool {
+        self.outputs.iter().all(|o| o.eof)
+    }
+
+    pub(super) fn poll_once(&mut self, now: Instant) {
+        let (paused, want_write) = {
+            let inner = self.shared.lock();
+            (
+                inner.paused,
+                !inner.queue.is_empty() && inner.input_fd.is_some(),
+            )
+        };
+        let mut fds = Vec::with_capacity(4);
+        fds.push(libc::pollfd {
+            fd: self.shared.waker.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        // (index in `fds`, index in `outputs`)
+        let mut read_slots = Vec::with_capacity(2);
+        let mut write_slot = None;
+        let held = self.listener_holds(now);
+        for (i, output) in self.outputs.iter().enumerate() {
+            // While the listener holds the terminal, only it is woken by output.
+            let read = !(output.eof || paused || held && output.stream == Stream::Terminal);
+            let write = want_write && Some(output.fd) == self.input_fd;
+            if read || write {
+                let events =
+                    if read { libc::POLLIN } else { 0 } | if write { libc::POLLOUT } else { 0 };
+                fds.push(libc::pollfd {
+                    fd: output.fd,
+                    events,
+                    revents: 0,
+                });
+                if read {
+                    read_slots.push((fds.len() - 1, i));
+                }
+                if write {
+                    write_slot = Some(fds.len() - 1);
+                }
+            }
+        }
+        if want_write && write_slot.is_none() {
+            // A pipes program's stdin is its own descriptor.
+            let fd = self.input_fd.unwrap_or(-1);
+            fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLOUT,
+                revents: 0,
+            });
+            write_slot = Some(fds.len() - 1);
+        }
+        let exit_idx = match (&self.exit_watch, self.status.is_none()) {
+            (ExitWatch::PidFd(fd), true) => {
+                fds.push(libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                Some(fds.len() - 1)
+            }
+            _ => None,
+        };
+        let timeout = self.next_timeout(now);
+        // Rounded up: a timeout of less than a millisecond must not spin.
+        let timeout_ms = timeout.map_or(-1, |t| {
+            t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+        });
+        // SAFETY: `fds` is a valid array of initialised pollfd structs.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if n < 0 {
+            return; // EINTR: go round again.
+        }
+        if fds[0].revents != 0 {
+            self.shared.waker.drain();
+        }
+        for (slot, i) in read_slots {
+            if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
+                continue;
+            }
+            if self.outputs[i].stream == Stream::Terminal
+                && self.shared.listener_hold.load(Ordering::Relaxed) != 0
+            {
+                // Woken along with the listener, which took the terminal
+                // while this thread was asleep: it reads.
+                continue;
+            }
+            self.read_batch(i);
+        }
+        if let Some(slot) = write_slot {
+            let revents = fds[slot].revents;
+            if revents & libc::POLLOUT != 0 {
+                self.flush_queue();
+            } else if revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+                // Nobody reads the input any more: drop what is queued.
+                self.shared.lock().queue.clear();
+            }
+        }
+        let exited = match exit_idx {
+            Some(i) => fds[i].revents != 0,
+            None => matches!(self.exit_watch, ExitWatch::Thread(_)),
+        };
+        if exited && self.status.is_none() {
+            self.reap();
+        }
+    }
+
+    /// Whether the listener holds the terminal; takes it back when the hold
+    /// is `LISTENER_HOLD` old or the program exited (the drain is this
+    /// thread's).
+    pub(super) fn listener_holds(&mut self, now: Instant) -> bool {
+        let hold = self.shared.listener_hold.load(Ordering::Relaxed);
+        if hold == 0 {
+            self.hold_seen = None;
+            return false;
+        }
+        let expired = match self.hold_seen {
+            Some((seen, since)) if seen == hold => now >= since + LISTENER_HOLD,
+            _ => {
+                self.hold_seen = Some((hold, now));
+                false
+            }
+        };
+        if expired || self.status.is_some() {
+            // A failed exchange means a new hold began; it is seen next time.
+            let _ = self.shared.listener_hold.compare_exchange(
+                hold,
+                0,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            self.hold_seen = None;
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn next_timeout(&self, now: Instant) -> Option<Duration> {
+        let mut next: Option<Instant> = self.deadline;
+        let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some((_, since)) = self.hold_seen {
+            consider(since + LISTENER_HOLD);
+        }
+        if let Some(exited_at) = self.exited_at
+            && !self.eof()
+        {
+            consider(self.shared.last_read().max(exited_at) + DRAIN_IDLE);
+            consider(exited_at + DRAIN_MAX);
+        }
+        if let Some(t) = &self.termination {
+            if !t.killed {
+                consider(t.kill_at);
+            }
+            consider(now + TREE_POLL);
+        }
+        if let ExitWatch::Thread(_) = self.exit_watch
+            && self.status.is_none()
+        {
+            consider(now + TREE_POLL);
+        }
+        next.map(|t| t.saturating_duration_since(now))
+    }
+
+    /// Reads output `i` until it has nothing more right now (or a batch is
+    /// full), then processes the batch.
+    pub(super) fn read_batch(&mut self, i: usize) {
+        let output = &mut self.outputs[i];
+        let mut reader = self.shared.lock_reader();
+        match read_into(output.fd, &mut reader.batch, false) {
+            ReadEnd::Again => {}
+            ReadEnd::Eof => output.eof = true,
+        }
+        self.shared.process(&mut reader, i, output.stream, true);
+    }
+
+    pub(super) fn flush_queue(&mut self) {
+        let Some(fd) = self.input_fd else {
+            return;
+        };
+        let mut inner = self.shared.lock();
+        while !inner.queue.is_empty() {
+            let (front, _) = inner.queue.as_slices();
+            let n = write_some(fd, front);
+            if n == 0 {
+                break;
+            }
+            inner.queue.drain(..n);
+        }
+    }
+
+    /// Collects the exit status of the child (it has exited).
+    pub(super) fn reap(&mut self) {
+        let status = match &self.exit_watch {
+            ExitWatch::PidFd(_) => {
+                match nix::sys::wait::waitpid(
+                    NixPid::from_raw(self.pid),
+                    Some(WaitPidFlag::WNOHANG),
+                ) {
+                    Ok(WaitStatus::StillAlive) => return,
+                    Ok(status) => Some(status),
+                    Err(_) => None,
+                }
+            }
+            ExitWatch::Thread(slot) => {
+                match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    Some(status) => Some(status),
+                    None => return,
+                }
+            }
+        };
+        let exit = match status {
+            Some(WaitStatus::Exited(_, code)) => Exit {
+                exit_code: Some(code),
+                ..Exit::default()
+            },
+            Some(WaitStatus::Signaled(_, sig, _)) => Exit {
+                signal: Some(sig.as_str().to_owned()),
+                ..Exit::default()
+            },
+            // Reaped by someone else, or a status we do not expect: the
+            // process is gone without a known code.
+            _ => Exit::default(),
+        };
+        self.status = Some(exit);
+        self.exited_at = Some(Instant::now());
+    }
+
+    pub(super) fn publish_exit(mut self, flags: Exit) {
+        let mut exit = self.status.take().unwrap_or_default();
+        exit.timed_out = flags.timed_out;
+        exit.cancelled = flags.cancelled && !flags.timed_out;
+        exit.at = Some(std::time::SystemTime::now());
+        let sink = {
+            let mut reader = self.shared.lock_reader();
+            let mut inner = self.shared.lock();
+            let inner = &mut *inner;
+            for (output, decoder) in self.outputs.iter().zip(&mut reader.decoders) {
+                // A character cut off by the end of the stream.
+                let mut tail = String::new();
+                decoder.finish(&mut tail);
+                if tail.is_empty() {
+                    continue;
+                }
+                inner.transcript.push(&tail);
+                if inner.sink_output {
+                    inner.outbox.data.push_str(&tail);
+                }
+                if let Some(capture) = &mut inner.capture
+                    && (output.stream != Stream::Stderr || inner.capture_stderr)
+                {
+                    capture.push(&tail);
+                }
+            }
+            if let Some(capture) = &mut inner.capture {
+                capture.finish();
+            }
+            inner.input_fd = None;
+            inner.pty_fd = None;
+            inner.queue = VecDeque::new();
+            inner.commands.clear();
+            // Close the descriptors before the exit is visible, so a caller
+            // that sees it never sees them still open (nobody else can reach
+            // them now: the input and pty descriptors are cleared above).
+            drop(self.io);
+            drop(self.exit_watch);
+            self.shared.waker.close();
+            inner.exit = Some(exit.clone());
+            inner.outbox.exit = Some(exit);
+            inner.paused = false;
+            let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
+            // The listener gets this last wake-up (unless one is pending) and
+            // is then released.
+            inner.sink.take().filter(|_| wake)
+        };
+        if let Some(sink) = sink {
+            sink.wake();
+        }
+        self.shared.changed.send_modify(|g| *g += 1);
+    }
+}

@@ -1,0 +1,152 @@
+//! The listener's side of a session: attaching it, taking the outbox, and the
+//! keystroke fast path, on which the listener holds the terminal for a while
+//! after a write and reads the answer on its own thread.
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::output::{ReadEnd, Stream, read_into};
+use super::{EventSink, Outbox, READ_BATCH, Ready, Session};
+
+impl Session {
+    /// Attaches the listener. It is woken at once if output (or the exit) is
+    /// already waiting, and released after it was woken for the exit.
+    pub fn attach(&self, sink: Arc<dyn EventSink>) {
+        let mut inner = self.lock();
+        let waiting = !inner.outbox.data.is_empty() || inner.outbox.exit.is_some();
+        if inner.exit.is_none() {
+            inner.sink = Some(sink.clone());
+        }
+        let wake = waiting && !std::mem::replace(&mut inner.wake_pending, true);
+        drop(inner);
+        if wake {
+            sink.wake();
+        }
+    }
+
+    /// Takes all undelivered output and, after it, the exit if it happened.
+    ///
+    /// Call it on [`EventSink::wake`]. If the loop paused reading because the
+    /// outbox was full, this resumes it.
+    pub fn take_outbox(&self) -> Outbox {
+        let mut inner = self.lock();
+        inner.wake_pending = false;
+        let out = std::mem::take(&mut inner.outbox);
+        let resume = std::mem::take(&mut inner.paused);
+        drop(inner);
+        if resume {
+            self.shared.waker.wake();
+        }
+        out
+    }
+
+    /// A duplicate of the pty master (close-on-exec), for a listener that
+    /// wants to be woken by the terminal itself and read with
+    /// [`Session::read_ready`]. `None` for plain pipes and after the exit.
+    ///
+    /// The duplicate keeps the terminal open: close it when the exit is
+    /// delivered, or the program's other processes get their hangup late.
+    pub fn dup_master(&self) -> Option<OwnedFd> {
+        let inner = self.lock();
+        // `None` for pipes, and cleared before the exit is published.
+        let fd = inner.pty_fd?;
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        // SAFETY: a fresh descriptor that nothing else owns.
+        (dup >= 0).then(|| unsafe { OwnedFd::from_raw_fd(dup) })
+    }
+
+    /// Reads what the terminal has right now from `master` (from
+    /// [`Session::dup_master`]), processes it exactly as the session thread
+    /// would, and returns the output waiting for the listener (never the exit:
+    /// that always comes through [`EventSink::wake`]).
+    ///
+    /// For a listener that holds the terminal ([`Session::listener_holds`])
+    /// and was woken by it. [`Ready::keep`] says whether it still holds it:
+    /// not once a full batch came (a flood is read on the session thread), the
+    /// terminal reached its end, the listener is behind, or the session thread
+    /// took the terminal back. Reads nothing when the listener does not hold
+    /// the terminal.
+    pub fn read_ready(&self, master: BorrowedFd<'_>) -> Ready {
+        let hold = self.shared.listener_hold.load(Ordering::Relaxed);
+        let mut reader = self.shared.lock_reader();
+        {
+            let inner = self.lock();
+            // No `pty_fd` once the exit is known (it is cleared first).
+            if hold == 0 || inner.paused || inner.pty_fd.is_none() {
+                drop(inner);
+                drop(reader);
+                self.release(hold);
+                return Ready::default();
+            }
+        }
+        // End of file is the session thread's to see (it drains, then
+        // publishes the exit); here it only means the listener lets go.
+        let end = read_into(master.as_raw_fd(), &mut reader.batch, true);
+        let full = reader.batch.len() >= READ_BATCH;
+        self.shared.process(&mut reader, 0, Stream::Terminal, false);
+        drop(reader);
+        let mut inner = self.lock();
+        let data = std::mem::take(&mut inner.outbox.data);
+        let resume = std::mem::take(&mut inner.paused);
+        drop(inner);
+        let keep = !full && matches!(end, ReadEnd::Again) && !resume;
+        if !keep {
+            self.release(hold);
+        } else if resume {
+            self.shared.waker.wake();
+        }
+        Ready { data, keep }
+    }
+
+    /// The listener takes the terminal for a while (`true`; again after every
+    /// write) or lets it go (`false`): while it holds it, the session thread
+    /// does not read the terminal and only the listener is woken by its
+    /// output, which it reads with [`Session::read_ready`] — one wake-up from
+    /// a keystroke to its echo, as when reading on the listener's own thread.
+    /// The session thread takes the terminal back `LISTENER_HOLD` after the
+    /// last `true` (so a listener that stopped reading cannot stall the
+    /// program for long), at the program's exit, and when `read_ready` lets
+    /// go.
+    pub fn listener_holds(&self, on: bool) {
+        if on {
+            let hold = self.shared.holds.fetch_add(1, Ordering::Relaxed) + 1;
+            self.shared.listener_hold.store(hold, Ordering::Relaxed);
+        } else {
+            self.release(self.shared.listener_hold.load(Ordering::Relaxed));
+        }
+    }
+
+    /// Ends hold `hold` (if it is still the current one) and has the session
+    /// thread read the terminal again.
+    fn release(&self, hold: u64) {
+        if hold != 0
+            && self
+                .shared
+                .listener_hold
+                .compare_exchange(hold, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.shared.waker.wake();
+        }
+    }
+
+    /// Puts output taken by [`Session::read_ready`] back in front of the
+    /// outbox, for a listener that could not deliver it, and wakes the
+    /// listener for it.
+    pub fn give_back(&self, data: String) {
+        if data.is_empty() {
+            return;
+        }
+        let mut inner = self.lock();
+        let rest = std::mem::take(&mut inner.outbox.data);
+        inner.outbox.data = data;
+        inner.outbox.data.push_str(&rest);
+        let sink = inner.sink_to_wake();
+        drop(inner);
+        if let Some(sink) = sink {
+            sink.wake();
+        }
+    }
+}

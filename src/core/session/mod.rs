@@ -1,0 +1,427 @@
+//! A program running in a pseudo-terminal, and the session loop that serves it.
+//!
+//! [`Session::spawn`] opens a pty, starts the program as a session leader with
+//! the pty as its controlling terminal, and starts one thread
+//! (`ptypilot-session-<pid>`) that owns the master side until the program has
+//! exited and its output was drained. The thread:
+//!
+//! - reads the master in batches, decodes UTF-8 incrementally, appends to the
+//!   [`Transcript`](crate::core::transcript::Transcript), feeds the
+//!   [`Screen`](crate::core::screen::Screen) (whose answers to terminal queries go
+//!   back to the program), and puts the text in the outbox for the listener;
+//! - writes queued input when the pty can take it (writes never block the
+//!   caller: a write that does not fit is queued);
+//! - reaps the child (pidfd on Linux) and then drains: the exit is published
+//!   only after every byte the program wrote was read — when the pty reports
+//!   end-of-file, which the kernel does only after all buffered output was
+//!   read. If a background process keeps the terminal open, the drain ends
+//!   after [`DRAIN_IDLE`] without output or at most [`DRAIN_MAX`] after the
+//!   exit;
+//! - runs timeouts and terminations (TERM to the process group and every
+//!   descendant, grace, then KILL).
+//!
+//! The listener ([`EventSink`]) is woken when the outbox turns non-empty and
+//! takes everything in it at once ([`Session::take_outbox`]), so output is
+//! coalesced into as few deliveries as the listener can keep up with. The exit
+//! travels through the same outbox, after the last output. If the listener
+//! falls behind by more than [`OUTBOX_HIGH_WATER`] bytes the loop stops
+//! reading, which makes the program wait, like a real terminal would.
+//!
+//! One concept per module:
+//!
+//! - this module: the [`Session`] handle and its calls (write, resize,
+//!   signals, snapshots, reads);
+//! - `spawn`: [`Session::spawn`], the environment, program lookup and the
+//!   pty or pipes the program starts on;
+//! - `state`: what the session thread and its callers share;
+//! - `output`: processing a batch of output (screen, transcript, capture,
+//!   outbox) and reading it in batches;
+//! - `listener`: the listener's side (attach, outbox, the keystroke fast path);
+//! - `wait`: async waits (exit, settle, new output);
+//! - `event_loop`: the session thread (poll, writer queue, reaping,
+//!   drain-before-exit, publishing the exit);
+//! - `terminate`: termination of the program's process tree;
+//! - `sys`: the OS pieces (wake-up descriptor, exit watch, non-blocking I/O).
+
+mod event_loop;
+mod listener;
+mod output;
+mod spawn;
+mod state;
+mod sys;
+mod terminate;
+mod wait;
+
+pub use spawn::{TERMINAL_IDENTITY_VARS, resolve_program, shell_quote};
+
+use std::path::PathBuf;
+use std::sync::{Arc, MutexGuard};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+
+use super::error::{Error, ErrorCode, Result};
+use super::process::{self, Pid, ProcRef};
+use super::screen::{Modes, Snapshot};
+use super::transcript::{ReadOptions, ReadResult, cut_char_len};
+use output::Capture;
+use state::{Command, Inner, Shared};
+use sys::{set_winsize, write_some};
+
+/// Grace between TERM and KILL when terminating.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
+/// After the program exited, the drain ends once no output came for this long
+/// (only when something else keeps the terminal open).
+pub const DRAIN_IDLE: Duration = Duration::from_millis(100);
+/// After the program exited, the drain ends at the latest after this long.
+pub const DRAIN_MAX: Duration = Duration::from_millis(2000);
+/// Undelivered output (bytes) beyond which the loop stops reading the pty.
+pub const OUTBOX_HIGH_WATER: usize = 4 << 20;
+/// Queued, unwritten input (bytes) beyond which `write` fails with `ERR_LIMIT`.
+pub const MAX_QUEUED_INPUT: usize = 64 << 20;
+/// Largest batch read before the batch is processed. Small, because the pty
+/// holds only a few KiB: while a batch is processed nothing is read and the
+/// program stalls. (Plain text waits unparsed in the screen model, so large
+/// batches buy nothing; `cat` of 16 MiB of headers: 42 MiB/s at 16 KiB,
+/// 34 MiB/s at 1 MiB.)
+const READ_BATCH: usize = 16 << 10;
+/// A synchronized-output block (mode 2026) with no output for this long no
+/// longer keeps a settle waiting (see [`Session::wait_settle`]).
+pub const SYNC_STALL: Duration = Duration::from_secs(1);
+/// The session thread takes the terminal back from the listener this long
+/// after the listener last took it ([`Session::listener_holds`]).
+const LISTENER_HOLD: Duration = Duration::from_millis(50);
+/// How often liveness of a terminated tree is re-checked.
+const TREE_POLL: Duration = Duration::from_millis(20);
+/// After KILL, how long to wait for the tree to disappear before giving up.
+const KILL_WAIT: Duration = Duration::from_millis(1000);
+
+/// How to start a program.
+#[derive(Debug, Clone)]
+pub struct SpawnOptions {
+    /// The program (looked up on PATH), or with `shell` a command line.
+    pub command: String,
+    /// Arguments; with `shell`, appended to the command line, quoted.
+    pub args: Vec<String>,
+    /// Run `command` through this shell with `-lc`.
+    pub shell: Option<String>,
+    /// Working directory; `None` is the current directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables set (`Some`) or removed (`None`) over the inherited environment.
+    pub env: Vec<(String, Option<String>)>,
+    /// The environment to inherit; `None` is this process's environment.
+    pub base_env: Option<Vec<(String, String)>>,
+    /// Start from the inherited environment (else from an empty one).
+    pub inherit_env: bool,
+    /// Width.
+    pub cols: u16,
+    /// Height.
+    pub rows: u16,
+    /// `TERM`; `None` keeps an explicit `env.TERM` or uses `xterm-256color`.
+    pub term: Option<String>,
+    /// Lines of scrollback in the screen model.
+    pub scrollback: usize,
+    /// Terminate after this long (`timed_out` in the exit).
+    pub timeout: Option<Duration>,
+    /// Transcript ring size in bytes.
+    pub transcript_limit: usize,
+    /// Keep the whole output, stripped, head and tail up to this many bytes.
+    pub capture_limit: Option<usize>,
+    /// Put output in the outbox for the listener (else only the exit).
+    pub stream_output: bool,
+    /// Run with plain pipes instead of a pseudo-terminal (no screen model).
+    pub pipes: Option<PipeOptions>,
+}
+
+/// How a program runs without a terminal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PipeOptions {
+    /// Give the program a stdin pipe for `write` (else stdin is `/dev/null`).
+    pub stdin: bool,
+    /// Captured output (`capture_limit`) includes stderr, not only stdout.
+    pub capture_stderr: bool,
+}
+
+/// Tail of stderr kept for a pipes run.
+pub const STDERR_KEPT: usize = 64 << 10;
+
+impl Default for SpawnOptions {
+    fn default() -> Self {
+        SpawnOptions {
+            command: String::new(),
+            args: Vec::new(),
+            shell: None,
+            cwd: None,
+            env: Vec::new(),
+            base_env: None,
+            inherit_env: true,
+            cols: 80,
+            rows: 24,
+            term: None,
+            scrollback: 1000,
+            timeout: None,
+            transcript_limit: super::transcript::DEFAULT_LIMIT,
+            capture_limit: None,
+            stream_output: true,
+            pipes: None,
+        }
+    }
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Exit {
+    /// The exit code for a normal exit; `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal's name (`"SIGKILL"`) when killed by a signal.
+    pub signal: Option<String>,
+    /// Ended by the session's timeout.
+    pub timed_out: bool,
+    /// Ended by `kill()`, `terminate()` or an abort.
+    pub cancelled: bool,
+    /// When the exit was published (wall clock).
+    pub at: Option<std::time::SystemTime>,
+}
+
+/// Receives the wake-up when there is output or an exit to take.
+pub trait EventSink: Send + Sync {
+    /// The outbox turned non-empty; call [`Session::take_outbox`] soon.
+    fn wake(&self);
+}
+
+/// What [`Session::read_ready`] read.
+#[derive(Debug, Default)]
+pub struct Ready {
+    /// Output for the listener (may be empty).
+    pub data: String,
+    /// The listener still holds the terminal: keep watching it.
+    pub keep: bool,
+}
+
+/// Output and exit waiting for the listener, in order: all of `data` comes
+/// before `exit`.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Output text not yet delivered.
+    pub data: String,
+    /// The exit, once every byte of output is in `data` (or was delivered).
+    pub exit: Option<Exit>,
+}
+
+/// A running (or finished) program in a pseudo-terminal.
+///
+/// Cheap to clone: clones share the session.
+#[derive(Clone)]
+pub struct Session {
+    shared: Arc<Shared>,
+    pid: Pid,
+}
+impl Session {
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            shared: Arc::downgrade(&self.shared),
+            pid: self.pid,
+        }
+    }
+
+    /// SIGKILL to the program, its process group and every descendant, right
+    /// here on the calling thread (for teardown, when there is no time to let
+    /// the session thread do it). The exit follows as usual.
+    pub fn kill_now(&self) {
+        if !self.running() {
+            return;
+        }
+        // Not reaped yet (still running), so the pid is still the program's.
+        let roots: Vec<ProcRef> = ProcRef::of(self.pid).into_iter().collect();
+        process::kill_hard(&roots, &[self.pid], &mut Vec::new());
+        let _ = self.kill();
+    }
+
+    /// The program's process id.
+    pub fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// True until the exit was published (the program exited and its output
+    /// was drained).
+    pub fn running(&self) -> bool {
+        self.lock().exit.is_none()
+    }
+
+    /// The terminal's foreground process group (`tcgetpgrp` on the pty
+    /// master): for a shell, the job it waits for, or the shell itself. `None`
+    /// for plain pipes, after the exit, or when the OS cannot tell.
+    pub fn foreground_group(&self) -> Option<Pid> {
+        let inner = self.lock();
+        let fd = inner.pty_fd?;
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        let group = unsafe { libc::tcgetpgrp(fd) };
+        (group > 0).then_some(group)
+    }
+
+    /// How the session ended, once it has.
+    pub fn exit(&self) -> Option<Exit> {
+        self.lock().exit.clone()
+    }
+
+    /// Sends input to the program. Never blocks: what the pty cannot take now
+    /// is queued and written by the session thread.
+    pub fn write(&self, data: &[u8]) -> Result<()> {
+        let mut inner = self.lock();
+        let Some(fd) = inner.input_fd else {
+            if inner.exit.is_none() {
+                return Err(Error::invalid_arg(
+                    "this program has no input: it runs with plain pipes and stdin from /dev/null",
+                ));
+            }
+            return Err(not_running("write to"));
+        };
+        if inner.exit.is_some() {
+            return Err(not_running("write to"));
+        }
+        inner.last_activity = Instant::now();
+        let mut rest = data;
+        if inner.queue.is_empty() {
+            let n = write_some(fd, rest);
+            rest = &rest[n..];
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        if inner.queue.len() + rest.len() > MAX_QUEUED_INPUT {
+            return Err(Error::new(
+                ErrorCode::Limit,
+                format!(
+                    "write queue full: {} bytes are waiting for the program to read them (limit {MAX_QUEUED_INPUT})",
+                    inner.queue.len()
+                ),
+            ));
+        }
+        let was_empty = inner.queue.is_empty();
+        inner.queue.extend(rest);
+        drop(inner);
+        if was_empty {
+            self.shared.waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Resizes the terminal (the program gets SIGWINCH) and the screen model.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        let mut inner = self.lock();
+        if inner.exit.is_some() {
+            return Err(not_running("resize"));
+        }
+        let Some(fd) = inner.pty_fd else {
+            return Err(Error::invalid_arg(
+                "cannot resize: this program runs with plain pipes, not a terminal",
+            ));
+        };
+        set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
+        inner.screen.resize(rows, cols);
+        // The program redraws for the new size (SIGWINCH).
+        inner.last_activity = Instant::now();
+        Ok(())
+    }
+
+    /// Sends `signal` to the program (only the program's own process).
+    pub fn signal(&self, signal: Signal) -> Result<()> {
+        self.command(Command::Signal(signal))
+    }
+
+    /// Kills the program and every descendant now (SIGKILL); the exit reports
+    /// `cancelled`.
+    pub fn kill(&self) -> Result<()> {
+        self.command(Command::Terminate {
+            grace: Duration::ZERO,
+        })
+    }
+
+    /// TERM to the program's process group and every descendant, then KILL
+    /// whatever is left after `grace`. The exit reports `cancelled`.
+    pub fn terminate(&self, grace: Duration) -> Result<()> {
+        self.command(Command::Terminate { grace })
+    }
+
+    fn command(&self, command: Command) -> Result<()> {
+        let mut inner = self.lock();
+        if inner.exit.is_some() {
+            return Err(not_running("signal"));
+        }
+        inner.commands.push(command);
+        drop(inner);
+        self.shared.waker.wake();
+        Ok(())
+    }
+
+    /// A picture of the screen now and the output position it reflects.
+    pub fn snapshot(&self) -> (Snapshot, u64) {
+        let mut inner = self.lock();
+        let snapshot = inner.screen.snapshot();
+        (snapshot, inner.seq)
+    }
+
+    /// The visible text only (cheaper than a snapshot).
+    pub fn screen_text(&self) -> String {
+        self.lock().screen.text()
+    }
+
+    /// The input modes the program turned on (cursor keys, paste).
+    pub fn modes(&self) -> Modes {
+        self.lock().screen.modes()
+    }
+
+    /// Output bytes processed so far.
+    pub fn seq(&self) -> u64 {
+        self.lock().seq
+    }
+
+    /// Reads the transcript (see [`Transcript::read`](crate::core::transcript::Transcript::read)).
+    pub fn read(&self, opts: &ReadOptions) -> Result<ReadResult> {
+        self.lock().transcript.read(opts)
+    }
+
+    /// The captured output (head and tail) and whether some was left out.
+    pub fn captured(&self) -> Option<(String, bool)> {
+        self.lock().capture.as_ref().map(Capture::text)
+    }
+
+    /// Pipes only: the last [`STDERR_KEPT`] bytes of stderr.
+    pub fn stderr(&self) -> Option<String> {
+        let inner = self.lock();
+        let tail: Vec<u8> = inner.stderr.as_ref()?.iter().copied().collect();
+        Some(String::from_utf8_lossy(&tail[cut_char_len(&tail)..]).into_owned())
+    }
+
+    /// True when the program runs in a pseudo-terminal (not plain pipes).
+    pub fn is_pty(&self) -> bool {
+        self.lock().stderr.is_none()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.shared.lock()
+    }
+}
+
+/// A session reference that does not keep it alive (see [`Session::downgrade`]).
+#[derive(Clone)]
+pub struct WeakSession {
+    shared: std::sync::Weak<Shared>,
+    pid: Pid,
+}
+
+impl WeakSession {
+    /// The session, if anything else still holds it.
+    pub fn upgrade(&self) -> Option<Session> {
+        Some(Session {
+            shared: self.shared.upgrade()?,
+            pid: self.pid,
+        })
+    }
+}
+
+fn not_running(what: &str) -> Error {
+    Error::not_running(format!("cannot {what} the session: the program has exited"))
+}

@@ -1,0 +1,176 @@
+//! Output: reading it in batches, and processing a batch — the UTF-8 decoder,
+//! the screen model (whose answers to terminal queries go back to the
+//! program), the transcript, the capture of a one-shot run and the outbox for
+//! the listener.
+use std::os::fd::RawFd;
+use std::time::Instant;
+
+use super::state::{Reader, Shared};
+use super::sys::write_some;
+use super::{OUTBOX_HIGH_WATER, READ_BATCH, STDERR_KEPT};
+use crate::core::transcript::{HeadTail, Stripper};
+
+impl Shared {
+    /// Processes `reader.batch` (read from output `i`, of kind `stream`): the
+    /// screen, the transcript, the capture and the outbox, and answers to
+    /// terminal queries go to the program. Wakes the listener when `notify`.
+    pub(super) fn process(&self, reader: &mut Reader, i: usize, stream: Stream, notify: bool) {
+        if reader.batch.is_empty() {
+            return;
+        }
+        reader.last_read = Instant::now();
+        let mut text = String::with_capacity(reader.batch.len());
+        reader.decoders[i].decode(&reader.batch, &mut text);
+        let sink = {
+            let mut inner = self.lock();
+            let inner = &mut *inner;
+            match stream {
+                Stream::Terminal => inner.screen.process(&reader.batch, &mut reader.replies),
+                Stream::Stdout => {}
+                Stream::Stderr => {
+                    if let Some(tail) = &mut inner.stderr {
+                        tail.extend(text.as_bytes());
+                        let overflow = tail.len().saturating_sub(STDERR_KEPT);
+                        tail.drain(..overflow);
+                    }
+                }
+            }
+            inner.transcript.push(&text);
+            if let Some(capture) = &mut inner.capture
+                && (stream != Stream::Stderr || inner.capture_stderr)
+            {
+                capture.push(&text);
+            }
+            inner.seq += reader.batch.len() as u64;
+            inner.last_activity = Instant::now();
+            let mut sink = None;
+            if inner.sink_output && !text.is_empty() {
+                if inner.outbox.data.is_empty() {
+                    inner.outbox.data = text;
+                } else {
+                    inner.outbox.data.push_str(&text);
+                }
+                if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
+                    inner.paused = true;
+                }
+                if notify {
+                    sink = inner.sink_to_wake();
+                }
+            }
+            if !reader.replies.is_empty()
+                && let Some(fd) = inner.input_fd
+            {
+                // Answers to terminal queries go to the program at once,
+                // unless input is already queued ahead of them.
+                let replies = std::mem::take(&mut reader.replies);
+                if inner.queue.is_empty() {
+                    let n = write_some(fd, &replies);
+                    inner.queue.extend(&replies[n..]);
+                } else {
+                    inner.queue.extend(&replies);
+                }
+            }
+            sink
+        };
+        reader.batch.clear();
+        if reader.batch.capacity() > 4 * READ_BATCH {
+            reader.batch = Vec::new();
+        }
+        if let Some(sink) = sink {
+            sink.wake();
+        }
+        self.changed.send_modify(|g| *g += 1);
+    }
+}
+
+/// Why [`read_into`] stopped.
+pub(super) enum ReadEnd {
+    /// Nothing more to read right now, or the batch is full.
+    Again,
+    /// End of file, or (pty master) every holder of the terminal closed it.
+    Eof,
+}
+
+/// Reads the non-blocking `fd` into `batch` until it has nothing more right
+/// now or `READ_BATCH` bytes were read. With `small_is_all`, a first read of
+/// less than `SMALL_READ` bytes counts as "nothing more": one `read` for a
+/// keystroke's answer on the listener's fast path (its watch fires again if
+/// more came), while output that comes in quantity is read on until the pty
+/// is empty or the batch is full, as always.
+pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, small_is_all: bool) -> ReadEnd {
+    const SMALL_READ: usize = 1024;
+    let first = batch.is_empty();
+    while batch.len() < READ_BATCH {
+        let room = READ_BATCH - batch.len();
+        batch.reserve(room);
+        let spare = batch.spare_capacity_mut();
+        // SAFETY: `spare` is valid for writes of at least `room` bytes.
+        let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), room) };
+        if n > 0 {
+            // SAFETY: `read` initialised the first `n` (<= room) spare bytes.
+            unsafe { batch.set_len(batch.len() + n as usize) };
+            if small_is_all && first && batch.len() < SMALL_READ {
+                return ReadEnd::Again;
+            }
+            continue;
+        }
+        if n == 0 {
+            return ReadEnd::Eof;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return ReadEnd::Again,
+            // EIO on a pty master: every holder of the terminal closed it,
+            // and everything they wrote has been read.
+            _ => return ReadEnd::Eof,
+        }
+    }
+    ReadEnd::Again
+}
+
+/// Output kept for a one-shot run: stripped text, the head and the tail.
+#[derive(Debug)]
+pub(super) struct Capture {
+    pub(super) stripper: Stripper,
+    pub(super) kept: HeadTail,
+    pub(super) scratch: String,
+}
+
+impl Capture {
+    pub(super) fn new(limit: usize) -> Self {
+        Capture {
+            stripper: Stripper::default(),
+            kept: HeadTail::new(limit),
+            scratch: String::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, text: &str) {
+        let mut out = std::mem::take(&mut self.scratch);
+        self.stripper.feed(text, &mut out);
+        self.kept.push(&out);
+        out.clear();
+        self.scratch = out;
+    }
+
+    pub(super) fn finish(&mut self) {
+        let mut out = String::new();
+        self.stripper.flush_line(&mut out);
+        self.kept.push(&out);
+    }
+
+    pub(super) fn text(&self) -> (String, bool) {
+        self.kept.text()
+    }
+}
+
+/// Which stream a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stream {
+    /// The pty master: everything the program wrote to the terminal.
+    Terminal,
+    /// A pipes program's stdout.
+    Stdout,
+    /// A pipes program's stderr.
+    Stderr,
+}

@@ -1,0 +1,470 @@
+//! Starting a program: options checked, the environment built, the program
+//! looked up as `execvp` would, and the pty (or plain pipes) it starts on;
+//! then the session thread.
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize};
+use tokio::sync::watch;
+
+use super::event_loop::{Loop, Output};
+use super::output::{Capture, Stream};
+use super::state::{Inner, Reader, Shared};
+use super::sys::{ExitWatch, Waker, set_nonblocking};
+use super::{Outbox, PipeOptions, Session, SpawnOptions};
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::process::{Pid, ProcRef};
+use crate::core::screen::Screen;
+use crate::core::transcript::Transcript;
+use crate::core::utf8::Utf8Decoder;
+
+/// Variables that describe the parent's terminal, not the one we create.
+pub const TERMINAL_IDENTITY_VARS: &[&str] = &[
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "WINDOW",
+    "WINDOWID",
+    "COLUMNS",
+    "LINES",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "TERM_SESSION_ID",
+    "COLORTERM",
+    "VTE_VERSION",
+    "ITERM_SESSION_ID",
+    "ITERM_PROFILE",
+    "KITTY_WINDOW_ID",
+    "KITTY_PID",
+    "WEZTERM_PANE",
+    "WEZTERM_EXECUTABLE",
+    "ALACRITTY_WINDOW_ID",
+    "ALACRITTY_SOCKET",
+    "KONSOLE_DBUS_SESSION",
+    "GNOME_TERMINAL_SCREEN",
+];
+/// PATH used when the environment has none (as `execvp` does).
+pub(super) const DEFAULT_PATH: &str =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+impl Session {
+    /// Starts `opts.command` in a new pseudo-terminal.
+    ///
+    /// Fails with `ERR_SPAWN` (errno and path set) when the program or the
+    /// working directory cannot be used, and `ERR_INVALID_ARG` for bad options.
+    ///
+    /// Output is kept for a listener from the first byte (unless
+    /// `stream_output` is off); attach one with [`Session::attach`].
+    pub fn spawn(opts: SpawnOptions) -> Result<Session> {
+        let prepared = prepare(&opts)?;
+        let (io, pid) = match opts.pipes {
+            None => spawn_pty(&opts, &prepared)?,
+            Some(pipes) => spawn_pipes(&prepared, pipes)?,
+        };
+        let exit_watch = ExitWatch::new(pid).map_err(|e| Error::io("watch for exit", &e))?;
+        let waker = Waker::new().map_err(|e| Error::io("create wake descriptor", &e))?;
+        let now = Instant::now();
+        let (outputs, input_fd, pty_fd) = io.descriptors();
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                screen: Screen::new(opts.rows, opts.cols, opts.scrollback),
+                transcript: Transcript::new(opts.transcript_limit),
+                seq: 0,
+                last_activity: now,
+                outbox: Outbox::default(),
+                sink_output: opts.stream_output,
+                sink: None,
+                wake_pending: false,
+                paused: false,
+                input_fd,
+                pty_fd,
+                queue: VecDeque::new(),
+                commands: Vec::new(),
+                exit: None,
+                capture: opts.capture_limit.map(Capture::new),
+                stderr: opts.pipes.map(|_| VecDeque::new()),
+                capture_stderr: opts.pipes.is_some_and(|p| p.capture_stderr),
+            }),
+            reader: Mutex::new(Reader {
+                decoders: outputs.iter().map(|_| Utf8Decoder::default()).collect(),
+                batch: Vec::new(),
+                replies: Vec::new(),
+                last_read: now,
+            }),
+            changed: watch::channel(0).0,
+            listener_hold: AtomicU64::new(0),
+            holds: AtomicU64::new(0),
+            waker,
+        });
+        let session_loop = Loop {
+            shared: shared.clone(),
+            outputs,
+            input_fd,
+            io,
+            pid,
+            root: ProcRef::of(pid),
+            exit_watch,
+            deadline: opts.timeout.map(|t| now + t),
+            status: None,
+            exited_at: None,
+            termination: None,
+            hold_seen: None,
+        };
+        std::thread::Builder::new()
+            .name(format!("ptypilot-session-{pid}"))
+            .stack_size(256 << 10)
+            .spawn(move || session_loop.run())
+            .map_err(|e| Error::io("start the session thread", &e))?;
+        Ok(Session { shared, pid })
+    }
+}
+
+/// Everything `spawn` needs, resolved and checked.
+pub(super) struct Prepared {
+    program: PathBuf,
+    argv: Vec<OsString>,
+    env: Vec<(String, String)>,
+    cwd: PathBuf,
+}
+
+pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
+    if opts.command.is_empty() {
+        return Err(Error::invalid_arg("command must be a non-empty string"));
+    }
+    if opts.command.contains('\0') || opts.args.iter().any(|a| a.contains('\0')) {
+        return Err(Error::invalid_arg(
+            "command and args must not contain NUL characters",
+        ));
+    }
+    let cwd = resolve_cwd(opts.cwd.as_deref())?;
+    let env = build_env(opts);
+    let path_env = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str());
+    let (program_name, args) = match &opts.shell {
+        Some(shell) => {
+            let mut line = opts.command.clone();
+            for arg in &opts.args {
+                line.push(' ');
+                line.push_str(&shell_quote(arg));
+            }
+            (shell.clone(), vec!["-lc".to_owned(), line])
+        }
+        None => (opts.command.clone(), opts.args.clone()),
+    };
+    let program = resolve_program(&program_name, path_env, &cwd)?;
+    // argv[0] is the name the user typed when it was found on PATH, as a shell
+    // passes it; otherwise the full path. `posix_spawn` runs `program` itself;
+    // portable-pty (where it spawns) looks argv[0] up again with the same
+    // PATH, which finds the same file.
+    let argv0 = if program_name.contains('/') || path_env.is_none() {
+        program.clone().into_os_string()
+    } else {
+        OsString::from(&program_name)
+    };
+    let mut argv = vec![argv0];
+    argv.extend(args.into_iter().map(OsString::from));
+    Ok(Prepared {
+        program,
+        argv,
+        env,
+        cwd,
+    })
+}
+
+/// The working directory, checked: it must exist and be a directory.
+pub(super) fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf> {
+    let here = std::env::current_dir().map_err(|e| Error::spawn("chdir", ".", &e))?;
+    let Some(cwd) = cwd else {
+        return Ok(here);
+    };
+    let full = here.join(cwd);
+    match std::fs::metadata(&full) {
+        Ok(meta) if meta.is_dir() => Ok(full),
+        Ok(_) => Err(Error::spawn(
+            "chdir",
+            full.display().to_string(),
+            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+        )),
+        Err(e) => Err(Error::spawn("chdir", full.display().to_string(), &e)),
+    }
+}
+
+/// The child's environment: the inherited one minus the parent's terminal
+/// identity, then the caller's overrides, then `TERM`.
+pub(super) fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = Vec::new();
+    if opts.inherit_env {
+        let base: Vec<(String, String)> = match &opts.base_env {
+            Some(base) => base.clone(),
+            None => std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        };
+        env.extend(
+            base.into_iter()
+                .filter(|(k, _)| !TERMINAL_IDENTITY_VARS.contains(&k.as_str())),
+        );
+    }
+    let mut explicit_term = false;
+    for (key, value) in &opts.env {
+        env.retain(|(k, _)| k != key);
+        if let Some(value) = value {
+            explicit_term |= key == "TERM";
+            env.push((key.clone(), value.clone()));
+        }
+    }
+    if opts.term.is_some() || !explicit_term {
+        let term = opts
+            .term
+            .clone()
+            .unwrap_or_else(|| "xterm-256color".to_owned());
+        env.retain(|(k, _)| k != "TERM");
+        env.push(("TERM".to_owned(), term));
+    }
+    env
+}
+
+/// Finds the program the way `execvp` would, reporting why it cannot run.
+pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Result<PathBuf> {
+    use nix::unistd::{AccessFlags, access};
+    let check = |candidate: &Path| -> std::result::Result<(), std::io::Error> {
+        let meta = std::fs::metadata(candidate)?;
+        if meta.is_dir() {
+            return Err(std::io::Error::from_raw_os_error(libc::EACCES));
+        }
+        access(candidate, AccessFlags::X_OK)
+            .map_err(|e| std::io::Error::from_raw_os_error(e as i32))
+    };
+    if program.contains('/') {
+        let candidate = cwd.join(program);
+        return match check(&candidate) {
+            Ok(()) => Ok(candidate),
+            Err(e) => Err(Error::spawn("spawn", program, &e)),
+        };
+    }
+    let mut denied: Option<(PathBuf, std::io::Error)> = None;
+    for dir in path_env.unwrap_or(DEFAULT_PATH).split(':') {
+        let dir = if dir.is_empty() {
+            Path::new(".")
+        } else {
+            Path::new(dir)
+        };
+        let candidate = cwd.join(dir).join(program);
+        match check(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {}
+            Err(e) => {
+                denied.get_or_insert((candidate, e));
+            }
+        }
+    }
+    Err(match denied {
+        Some((path, e)) => Error::spawn("spawn", path.display().to_string(), &e),
+        None => Error::spawn(
+            "spawn",
+            program,
+            &std::io::Error::from_raw_os_error(libc::ENOENT),
+        ),
+    })
+}
+
+/// Quotes `arg` for a POSIX shell command line.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        return arg.to_owned();
+    }
+    format!("'{}'", arg.replace('\'', "'\\''"))
+}
+
+/// What the session thread owns: the descriptors and the child handle. Dropping
+/// it closes the descriptors.
+pub(super) enum Io {
+    /// The pty master carries output in and input out.
+    Pty {
+        master: Box<dyn MasterPty + Send>,
+        /// portable-pty's handle when it spawned the child, kept as long as the
+        /// session; `None` after `posix_spawn` (Linux), which leaves only a
+        /// pid. Either way the loop reaps the child itself, by pid (to see the
+        /// signal that killed it).
+        _child: Option<Box<dyn portable_pty::Child + Send + Sync>>,
+    },
+    /// Plain pipes.
+    Pipes {
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        stdin: Option<OwnedFd>,
+        /// Never waited on by std; the loop reaps the child itself.
+        _child: std::process::Child,
+    },
+}
+
+impl Io {
+    /// The outputs to read, the input descriptor and the pty master.
+    pub(super) fn descriptors(&self) -> (Vec<Output>, Option<RawFd>, Option<RawFd>) {
+        let output = |fd: RawFd, stream| Output {
+            fd,
+            stream,
+            eof: false,
+        };
+        match self {
+            Io::Pty { master, .. } => {
+                let fd = master.as_raw_fd().unwrap_or(-1);
+                (vec![output(fd, Stream::Terminal)], Some(fd), Some(fd))
+            }
+            Io::Pipes {
+                stdout,
+                stderr,
+                stdin,
+                ..
+            } => (
+                vec![
+                    output(stdout.as_raw_fd(), Stream::Stdout),
+                    output(stderr.as_raw_fd(), Stream::Stderr),
+                ],
+                stdin.as_ref().map(AsRawFd::as_raw_fd),
+                None,
+            ),
+        }
+    }
+}
+
+/// Opens a pty and starts the program on it.
+pub(super) fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io, Pid)> {
+    let pty = portable_pty::native_pty_system();
+    let pair = pty
+        .openpty(PtySize {
+            rows: opts.rows,
+            cols: opts.cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
+    let (child, pid) = spawn_on_pty(&pair, prepared)?;
+    // The child has its own copy; ours must go so that end-of-file is seen
+    // when the program and its descendants close the terminal.
+    drop(pair.slave);
+    let master = pair.master;
+    let fd = master
+        .as_raw_fd()
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty master has no descriptor"))?;
+    set_nonblocking(fd).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pty", &e))?;
+    Ok((
+        Io::Pty {
+            master,
+            _child: child,
+        },
+        pid,
+    ))
+}
+
+/// Starts the program as a session leader with the pty's slave as its
+/// controlling terminal and stdin/stdout/stderr, no other descriptor, default
+/// signal dispositions and an empty signal mask.
+///
+/// On Linux with glibc this is `posix_spawn` (see `pty_spawn`): forking the
+/// Node process, as portable-pty's `pre_exec` requires, copies its page tables,
+/// makes both processes take copy-on-write faults afterwards and holds the JS
+/// thread until the child has run the closure; `posix_spawn` borrows the
+/// parent's memory until `execve` and costs a fraction of that. The controlling
+/// terminal: the child calls `setsid` and then opens the slave by its path
+/// without `O_NOCTTY` as fd 0; on Linux a session leader without a controlling
+/// terminal that opens one that way acquires it. Elsewhere, or when the tty
+/// has no name or glibc lacks the file actions it needs, it is portable-pty's
+/// `spawn_command` (`pre_exec`: setsid, `TIOCSCTTY`, signal reset, closing
+/// descriptors).
+pub(super) fn spawn_on_pty(
+    pair: &portable_pty::PtyPair,
+    prepared: &Prepared,
+) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
+    let path = || prepared.program.display().to_string();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(ext) = crate::core::pty_spawn::Extensions::get()
+        && let Some(tty) = pair.master.tty_name()
+    {
+        let program = crate::core::pty_spawn::Program {
+            program: &prepared.program,
+            argv: &prepared.argv,
+            env: &prepared.env,
+            cwd: &prepared.cwd,
+        };
+        let pid = crate::core::pty_spawn::spawn_on_tty(ext, &tty, &program)
+            .map_err(|e| Error::spawn("spawn", path(), &e))?;
+        return Ok((None, pid));
+    }
+    let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
+    builder.env_clear();
+    for (k, v) in &prepared.env {
+        builder.env(k, v);
+    }
+    builder.cwd(&prepared.cwd);
+    let child = pair.slave.spawn_command(builder).map_err(|e| {
+        match e.downcast_ref::<std::io::Error>() {
+            Some(io) => Error::spawn("spawn", path(), io),
+            None => Error {
+                code: ErrorCode::Spawn,
+                message: format!("spawn {}: {e}", path()),
+                errno: None,
+                path: Some(path()),
+            },
+        }
+    })?;
+    let pid = child
+        .process_id()
+        .map(|p| p as Pid)
+        .ok_or_else(|| Error::new(ErrorCode::Internal, "the spawned program has no process id"))?;
+    Ok((Some(child), pid))
+}
+
+/// Starts the program with plain pipes, in a process group of its own (so it
+/// can be terminated as a group, like a pty session).
+pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let mut cmd = std::process::Command::new(&prepared.program);
+    cmd.arg0(&prepared.argv[0])
+        .args(&prepared.argv[1..])
+        .env_clear()
+        .envs(prepared.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&prepared.cwd)
+        .stdin(if pipes.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;
+    let pid = child.id() as Pid;
+    let stdout: OwnedFd = child.stdout.take().expect("piped stdout").into();
+    let stderr: OwnedFd = child.stderr.take().expect("piped stderr").into();
+    let stdin: Option<OwnedFd> = child.stdin.take().map(Into::into);
+    for fd in [Some(&stdout), Some(&stderr), stdin.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        set_nonblocking(fd.as_raw_fd()).map_err(|e| Error::io("fcntl(O_NONBLOCK) on pipe", &e))?;
+    }
+    Ok((
+        Io::Pipes {
+            stdout,
+            stderr,
+            stdin,
+            _child: child,
+        },
+        pid,
+    ))
+}

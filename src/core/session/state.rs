@@ -1,0 +1,116 @@
+//! What the session thread and its callers share: the state behind one lock
+//! ([`Inner`]), the reader's buffers ([`Reader`]) and the commands queued for
+//! the thread.
+use std::collections::VecDeque;
+use std::os::fd::RawFd;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use tokio::sync::watch;
+
+use super::output::Capture;
+use super::sys::Waker;
+use super::{EventSink, Exit, Outbox};
+use crate::core::screen::Screen;
+use crate::core::transcript::Transcript;
+use crate::core::utf8::Utf8Decoder;
+
+#[derive(Debug)]
+pub(super) enum Command {
+    Signal(Signal),
+    /// Cancel: TERM, `grace`, KILL.
+    Terminate {
+        grace: Duration,
+    },
+}
+
+/// What the session thread and its callers share.
+pub(super) struct Shared {
+    pub(super) inner: Mutex<Inner>,
+    /// Held from a read of the output through its processing, by the session
+    /// thread or by a listener reading on its own thread
+    /// ([`Session::read_ready`](super::Session::read_ready)), so output is processed in the order it was
+    /// read. Taken before `inner`, never after.
+    pub(super) reader: Mutex<Reader>,
+    /// Bumped after each processed batch and at the exit; async waiters watch it.
+    pub(super) changed: watch::Sender<u64>,
+    /// While the listener holds the terminal (reads it on its own thread):
+    /// the number of that hold (from `holds`); else 0.
+    pub(super) listener_hold: AtomicU64,
+    /// Holds so far.
+    pub(super) holds: AtomicU64,
+    pub(super) waker: Waker,
+}
+
+/// What reading and processing output needs besides [`Inner`].
+pub(super) struct Reader {
+    /// One per output, in the order of the loop's outputs.
+    pub(super) decoders: Vec<Utf8Decoder>,
+    pub(super) batch: Vec<u8>,
+    /// Answers to terminal queries found in the output, not yet written.
+    pub(super) replies: Vec<u8>,
+    /// When output last arrived: the drain clock after the exit.
+    pub(super) last_read: Instant,
+}
+
+pub(super) struct Inner {
+    pub(super) screen: Screen,
+    pub(super) transcript: Transcript,
+    /// Output bytes processed so far.
+    pub(super) seq: u64,
+    /// Last output processed, input written or resize: the settle clock. Input
+    /// counts so that a settle right after a keystroke waits for the answer
+    /// instead of returning at once because the screen was quiet before it.
+    pub(super) last_activity: Instant,
+    pub(super) outbox: Outbox,
+    pub(super) sink: Option<Arc<dyn EventSink>>,
+    /// Output goes to the listener (not only the exit).
+    pub(super) sink_output: bool,
+    /// The listener was woken and has not taken the outbox yet.
+    pub(super) wake_pending: bool,
+    /// The loop stopped reading because the outbox is full.
+    pub(super) paused: bool,
+    /// Where input goes (the pty master or the stdin pipe), while open.
+    pub(super) input_fd: Option<RawFd>,
+    /// The pty master, for resizing (none for pipes).
+    pub(super) pty_fd: Option<RawFd>,
+    /// Input that did not fit into the pty yet.
+    pub(super) queue: VecDeque<u8>,
+    pub(super) commands: Vec<Command>,
+    pub(super) exit: Option<Exit>,
+    pub(super) capture: Option<Capture>,
+    /// Pipes only: the tail of stderr.
+    pub(super) stderr: Option<VecDeque<u8>>,
+    /// Pipes only: captured output includes stderr.
+    pub(super) capture_stderr: bool,
+}
+
+impl Inner {
+    /// The listener, when it is to be woken for what the outbox now holds
+    /// (not when a wake-up is already pending); marks the wake-up pending.
+    pub(super) fn sink_to_wake(&mut self) -> Option<Arc<dyn EventSink>> {
+        if self.sink.is_some() && !std::mem::replace(&mut self.wake_pending, true) {
+            self.sink.clone()
+        } else {
+            None
+        }
+    }
+}
+
+impl Shared {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves consistent-enough state (plain
+        // buffers); keep serving rather than poisoning every later call.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn lock_reader(&self) -> MutexGuard<'_, Reader> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn last_read(&self) -> Instant {
+        self.lock_reader().last_read
+    }
+}

@@ -1,0 +1,452 @@
+//! Driving one shell: starting it and waiting for its first marker prompt,
+//! then running one command — the run line written, output streamed through
+//! the [`Tracker`] until the command ends, stops carried out.
+
+use std::fs;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use nix::sys::signal::Signal;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::kind::ShellKind;
+use super::script::{CommandDir, new_nonce, prompt, run_line};
+use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
+use super::tracker::{Phase, Tracker};
+use super::{PS1_VAR, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
+use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::process::{Pid, ProcRef};
+use crate::core::session::{self, Exit, Session, SpawnOptions};
+
+/// A started shell.
+pub(super) struct Live {
+    pub(super) session: Session,
+    /// The shell's name as it calls itself (`bash`, `zsh`, `dash`, `sh`).
+    pub(super) name: String,
+    pub(super) nonce: String,
+    pub(super) tracker: Mutex<Tracker>,
+    pub(super) dir: CommandDir,
+    pub(super) runs: std::sync::atomic::AtomicU64,
+}
+
+impl Live {
+    pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker> {
+        self.tracker.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        // Nobody can use this shell any more: leave nothing behind.
+        if self.session.running() {
+            let _ = self.session.kill();
+        }
+    }
+}
+
+/// What running in one shell came to.
+pub(super) enum Executed {
+    Done(RunResult),
+    /// The shell exited before the command was written to it.
+    ShellGone,
+}
+impl Shell {
+    /// The started shell, if it still runs.
+    pub(super) fn current(&self) -> Option<Arc<Live>> {
+        let state = self.lock();
+        state.live.clone().filter(|l| l.session.running())
+    }
+
+    /// Drops `live` as the current shell (it exited or was killed).
+    pub(super) fn forget(&self, live: &Arc<Live>) {
+        let mut state = self.lock();
+        if state.live.as_ref().is_some_and(|l| Arc::ptr_eq(l, live)) {
+            state.live = None;
+        }
+    }
+
+    /// Forgets a shell that exited, and hangs up on what it left running in
+    /// its terminal session (as a closing terminal would); whatever survives
+    /// that is killed by [`Shell::close`].
+    pub(super) fn bury(&self, live: &Arc<Live>) {
+        self.forget(live);
+        let strays = session_members(live.session.pid());
+        for p in &strays {
+            p.signal(Signal::SIGHUP);
+            p.signal(Signal::SIGCONT);
+        }
+        let mut state = self.lock();
+        state.orphans.retain(ProcRef::alive);
+        state.orphans.extend(strays);
+    }
+
+    /// The PATH the shell will see.
+    pub(super) fn path_env(&self) -> Option<String> {
+        if let Some((_, value)) = self.options.env.iter().rev().find(|(k, _)| k == "PATH") {
+            return value.clone();
+        }
+        match &self.options.base_env {
+            Some(base) => base
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.clone()),
+            None => std::env::var("PATH").ok(),
+        }
+    }
+
+    /// Starts a shell and waits for its first marker prompt. `Ok(None)` when
+    /// the run was stopped meanwhile (the shell is then gone again).
+    async fn start(&self, stop: &mut Stop) -> Result<Option<Arc<Live>>> {
+        let path_env = self.path_env();
+        let here = std::env::current_dir().map_err(|e| Error::spawn("chdir", ".", &e))?;
+        let program = match &self.options.shell {
+            Some(shell) => shell.clone(),
+            None if session::resolve_program("bash", path_env.as_deref(), &here).is_ok() => {
+                "bash".to_owned()
+            }
+            None => "sh".to_owned(),
+        };
+        let resolved = session::resolve_program(&program, path_env.as_deref(), &here)?;
+        let kind = ShellKind::detect(&resolved);
+        let nonce = new_nonce();
+        let dir = CommandDir::create(&nonce)?;
+        // Pagers would wait for keys nobody can send; the caller's env wins.
+        let mut env: Vec<(String, Option<String>)> = vec![
+            ("PAGER".into(), Some("cat".into())),
+            ("GIT_PAGER".into(), Some("cat".into())),
+        ];
+        env.extend(self.options.env.iter().cloned());
+        for name in ["ENV", "BASH_ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2"] {
+            env.push((name.into(), None));
+        }
+        env.push((PS1_VAR.into(), Some(prompt(&nonce))));
+        let session = Session::spawn(SpawnOptions {
+            command: program.clone(),
+            args: kind.args(),
+            cwd: self.options.cwd.clone(),
+            env,
+            base_env: self.options.base_env.clone(),
+            cols: self.options.cols,
+            rows: self.options.rows,
+            // Nothing reads the transcript or scrollback of this session: the
+            // tracker takes all output from the outbox.
+            scrollback: 0,
+            transcript_limit: 64 << 10,
+            ..SpawnOptions::default()
+        })?;
+        // The terminal keeps these lines until the shell reads them.
+        let _ = session.write(kind.init_lines().as_bytes());
+        let name = Path::new(&program)
+            .file_name()
+            .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
+        let live = Arc::new(Live {
+            session,
+            name,
+            tracker: Mutex::new(Tracker::new(&nonce)),
+            nonce,
+            dir,
+            runs: std::sync::atomic::AtomicU64::new(0),
+        });
+        let closed = {
+            let mut state = self.lock();
+            if !state.closed {
+                state.live = Some(live.clone());
+            }
+            state.closed
+        };
+        if closed {
+            end_shell(&live.session).await;
+            return Ok(None);
+        }
+        let mut rx = live.session.subscribe();
+        let limit = Instant::now() + STARTUP_LIMIT;
+        loop {
+            rx.borrow_and_update();
+            let out = live.session.take_outbox();
+            let ready = {
+                let mut tracker = live.tracker();
+                if !out.data.is_empty() {
+                    tracker.feed(&out.data);
+                }
+                tracker.phase() == Phase::Idle
+            };
+            if ready {
+                return Ok(Some(live));
+            }
+            if let Some(exit) = out.exit {
+                self.bury(&live);
+                if stop.poll().is_some() {
+                    // `close()` ended it.
+                    return Ok(None);
+                }
+                let said = live.tracker().discarded();
+                return Err(Error {
+                    code: ErrorCode::Spawn,
+                    message: format!(
+                        "the shell {program} exited while starting ({}){}",
+                        describe_exit(&exit),
+                        said_suffix(&said)
+                    ),
+                    errno: None,
+                    path: Some(program),
+                });
+            }
+            tokio::select! {
+                _ = rx.changed() => {}
+                reason = stop.wait() => {
+                    stop.reason = Some(reason);
+                    self.forget(&live);
+                    end_shell(&live.session).await;
+                    return Ok(None);
+                }
+                _ = tokio::time::sleep_until(limit) => {
+                    self.forget(&live);
+                    end_shell(&live.session).await;
+                    let said = live.tracker().discarded();
+                    return Err(Error {
+                        code: ErrorCode::Spawn,
+                        message: format!(
+                            "the shell {program} did not show its prompt within {} s; is it a POSIX shell?{}",
+                            STARTUP_LIMIT.as_secs(),
+                            said_suffix(&said)
+                        ),
+                        errno: None,
+                        path: Some(program),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Runs the command in `live`: waits for the prompt, writes the run line,
+    /// streams output until the command ends, and stops it when asked.
+    async fn execute<F, Fut>(
+        &self,
+        live: &Arc<Live>,
+        opts: &RunOptions,
+        stop: &mut Stop,
+        on_output: &mut F,
+    ) -> Result<Executed>
+    where
+        F: FnMut(String) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        let mut rx = live.session.subscribe();
+        let mut file: Option<PathBuf> = None;
+        let mut interrupt: Option<Interrupt> = None;
+        let cleanup = |file: &Option<PathBuf>| {
+            if let Some(file) = file {
+                let _ = fs::remove_file(file);
+            }
+        };
+        loop {
+            rx.borrow_and_update();
+            let out = live.session.take_outbox();
+            let (text, phase, finish) = {
+                let mut tracker = live.tracker();
+                let text = if out.data.is_empty() {
+                    String::new()
+                } else {
+                    tracker.feed(&out.data)
+                };
+                (text, tracker.phase(), tracker.take_finish())
+            };
+            if !text.is_empty() {
+                on_output(text).await;
+            }
+            if let Some(finish) = finish.filter(|_| file.is_some()) {
+                cleanup(&file);
+                let (output, truncated) = live.tracker().take_output();
+                // A stop that was asked for wins, even if the command ended
+                // before it was acted on (`close()` makes the command end
+                // with SIGTERM, not with a stop of ours).
+                return Ok(Executed::Done(match stop.poll() {
+                    Some(reason) => RunResult::stopped(reason, output, truncated),
+                    None => RunResult {
+                        exit_code: Some(finish.status),
+                        output,
+                        timed_out: false,
+                        cancelled: false,
+                        truncated,
+                    },
+                }));
+            }
+            if let Some(exit) = out.exit {
+                self.bury(live);
+                if file.is_none() {
+                    return Ok(match stop.poll() {
+                        Some(reason) => {
+                            Executed::Done(RunResult::stopped(reason, String::new(), false))
+                        }
+                        None => Executed::ShellGone,
+                    });
+                }
+                cleanup(&file);
+                let tail = live.tracker().end_of_stream();
+                if !tail.is_empty() {
+                    on_output(tail).await;
+                }
+                let (output, truncated) = live.tracker().take_output();
+                // `close()` kills the shell and cancels: say so even if the
+                // exit came before the cancellation was seen.
+                return Ok(Executed::Done(match stop.poll() {
+                    Some(reason) => RunResult::stopped(reason, output, truncated),
+                    None => RunResult {
+                        exit_code: exit.exit_code,
+                        output,
+                        timed_out: false,
+                        cancelled: false,
+                        truncated,
+                    },
+                }));
+            }
+            if file.is_none() && phase == Phase::Idle {
+                if let Some(reason) = stop.poll() {
+                    return Ok(Executed::Done(RunResult::stopped(
+                        reason,
+                        String::new(),
+                        false,
+                    )));
+                }
+                let cwd = match &opts.cwd {
+                    Some(cwd) => Some(resolve_cwd(live.session.pid(), cwd)?),
+                    None => None,
+                };
+                let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let path = live.dir.write(n, &opts.command)?;
+                let line = run_line(&path, &live.nonce, cwd.as_deref(), &opts.env);
+                {
+                    let mut tracker = live.tracker();
+                    tracker.submit(opts.max_output);
+                    tracker.name_file(&path.display().to_string(), &live.name);
+                }
+                file = Some(path);
+                // If the shell just died, the exit shows up in the outbox.
+                let _ = live.session.write(line.as_bytes());
+                continue;
+            }
+            if let Some(interrupt) = &mut interrupt
+                && phase != Phase::Submitted
+            {
+                interrupt.arm();
+            }
+            let next_step = interrupt.as_ref().and_then(|i| i.next_at);
+            tokio::select! {
+                _ = rx.changed() => {}
+                reason = stop.wait() => {
+                    stop.reason = Some(reason);
+                    if file.is_none() {
+                        return Ok(Executed::Done(RunResult::stopped(reason, String::new(), false)));
+                    }
+                    interrupt = Some(Interrupt::new(phase != Phase::Submitted));
+                    live.tracker().stopping();
+                }
+                _ = sleep_until(next_step), if next_step.is_some() => {
+                    if let Some(interrupt) = &mut interrupt {
+                        interrupt.advance(&live.session);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl RunTicket {
+    /// Runs `opts.command`, passing the command's output to `on_output` as it
+    /// comes (stripped, as in the result; each call is awaited before more
+    /// output is taken). `cancel` stops it like an `AbortSignal`.
+    ///
+    /// Resolves with the result when the command ended or was stopped; fails
+    /// with `ERR_INVALID_ARG` for bad options, `ERR_SPAWN` when the shell
+    /// cannot start or `cwd` is not a directory.
+    pub async fn run<F, Fut>(
+        self,
+        opts: RunOptions,
+        cancel: CancellationToken,
+        mut on_output: F,
+    ) -> Result<RunResult>
+    where
+        F: FnMut(String) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        opts.check()?;
+        let shell = self.shell.clone();
+        let mut stop = Stop {
+            cancel,
+            abort: self.abort.clone(),
+            deadline: opts.timeout.map(|t| Instant::now() + t),
+            reason: None,
+        };
+        if let Some(reason) = stop.poll() {
+            return Ok(RunResult::stopped(reason, String::new(), false));
+        }
+        // A shell that died between runs is replaced once; one that dies
+        // again before taking the command is an error.
+        for _ in 0..2 {
+            let live = match shell.current() {
+                Some(live) => live,
+                None => match shell.start(&mut stop).await? {
+                    Some(live) => live,
+                    None => {
+                        let reason = stop.reason.unwrap_or(StopReason::Cancelled);
+                        return Ok(RunResult::stopped(reason, String::new(), false));
+                    }
+                },
+            };
+            match shell
+                .execute(&live, &opts, &mut stop, &mut on_output)
+                .await?
+            {
+                Executed::Done(result) => return Ok(result),
+                Executed::ShellGone => continue,
+            }
+        }
+        Err(Error::new(
+            ErrorCode::Spawn,
+            "the shell exited before it could run the command",
+        ))
+    }
+}
+
+/// A run's `cwd` as an absolute, checked directory: relative to the shell's
+/// current directory where the OS tells it (`/proc/<pid>/cwd`), else left to
+/// the shell's `cd`.
+pub(super) fn resolve_cwd(shell: Pid, cwd: &str) -> Result<String> {
+    let path = Path::new(cwd);
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match fs::read_link(format!("/proc/{shell}/cwd")) {
+            Ok(base) => base.join(path),
+            Err(_) => return Ok(cwd.to_owned()),
+        }
+    };
+    match fs::metadata(&full) {
+        Ok(meta) if meta.is_dir() => Ok(full.to_string_lossy().into_owned()),
+        Ok(_) => Err(Error::spawn(
+            "chdir",
+            full.display().to_string(),
+            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+        )),
+        Err(e) => Err(Error::spawn("chdir", full.display().to_string(), &e)),
+    }
+}
+
+pub(super) fn describe_exit(exit: &Exit) -> String {
+    match (&exit.signal, exit.exit_code) {
+        (Some(signal), _) => format!("signal {signal}"),
+        (None, Some(code)) => format!("exit code {code}"),
+        (None, None) => "unknown status".to_owned(),
+    }
+}
+
+pub(super) fn said_suffix(said: &str) -> String {
+    let said = said.trim();
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!("; it printed: {said}")
+    }
+}

@@ -1,0 +1,374 @@
+//! A persistent shell that knows when each command ends.
+//!
+//! [`Shell`] keeps one interactive shell (bash, zsh, dash or another POSIX
+//! `sh`) running in a pseudo-terminal and runs commands in it one at a time,
+//! so `cd`, `export` and shell variables carry over from one command to the
+//! next, as they would for a person at a terminal. Each run resolves with the
+//! command's exit code and exactly the text the command printed.
+//!
+//! # How a command's boundaries are found
+//!
+//! Not by guessing prompts: ptypilot makes the shell print shell-integration
+//! markers in the style of OSC 133 (`ESC ] 133 ; … BEL`), each carrying a
+//! random per-shell nonce so that program output cannot fake them:
+//!
+//! - `A;<status>;<nonce>` — the prompt (`PS1`), printed whenever the shell is
+//!   ready to read a line; `<status>` is `$?`;
+//! - `C;<nonce>` — the command starts (printed just before it runs);
+//! - `D;<status>;<nonce>` — the command ended with exit status `<status>`.
+//!
+//! The shell starts without user rc files (bash `--norc --noprofile`, zsh
+//! `-f`, `ENV` removed for `sh`/dash), without line editing, with tty echo
+//! off (`stty -echo`) and with the marker prompt. For each run the command
+//! text goes to a private file (mode 0600, in a 0700 directory) and the shell
+//! reads one line ([`run_line`]):
+//!
+//! ```text
+//! \command printf '\033]133;C;%s\007' NONCE; . /tmp/ptypilot-shell-…/cmd-1 </dev/null;
+//! { \command printf '\033]133;D;%s;%s\007' "$?" NONCE; } 2>/dev/null; PS1=$__ptypilot_ps1
+//! ```
+//!
+//! (one line; shown on two). The braces send a trace of the `D` printf to
+//! `/dev/null` when the command turned on `set -x`.
+//!
+//! `.` runs the file in the current shell, so multi-line commands, here-docs,
+//! quotes and a missing final newline need no escaping, and `cd`/`export`
+//! persist. The shell's own messages about the command (command not found,
+//! syntax errors) name the file; the [`Tracker`] puts the shell's name in its
+//! place, as for a command typed at the prompt. With a per-run `cwd` or `env` the file runs in a subshell
+//! instead, so those apply to that command only. Output between `C` and `D`
+//! is the command's; everything else (the prompt, the echo of the line, job
+//! notices) is dropped. When the shell aborts the line (the command was
+//! interrupted, or a syntax error made dash give up) no `D` comes: the next
+//! prompt ends the command and its `$?` is the status.
+//!
+//! The [`Tracker`] is that state machine, fed by the [`MarkerParser`]; both
+//! work on text in arbitrary pieces and are unit-tested without processes.
+//!
+//! # Stopping a command
+//!
+//! A timeout, an `AbortSignal` or [`Shell::abort`] interrupts the terminal's
+//! foreground job the way Ctrl-C does (SIGINT to its process group, and to
+//! each new foreground job), then after [`INTERRUPT_GRACE`] sends SIGTERM to
+//! that job's process tree, then SIGKILL, and as a last resort kills the
+//! shell (the next run starts a new one). The shell itself survives the usual
+//!
+//! # Modules
+//!
+//! - this module: [`Shell`], its options, runs and results;
+//! - `kind`: the shell's dialect ([`ShellKind`]) and the shells refused;
+//! - `script`: what is typed into the shell: the marker prompt, the run line,
+//!   the command files and their private directory;
+//! - `markers`: the [`MarkerParser`];
+//! - `tracker`: the [`Tracker`] state machine;
+//! - `driver`: starting a shell and running one command in it;
+//! - `stop`: stopping a command ([`INTERRUPT_GRACE`] steps) and ending a shell.
+
+mod driver;
+mod kind;
+mod markers;
+mod script;
+mod stop;
+mod tracker;
+
+pub use kind::{ShellKind, check_shell_name};
+pub use markers::{Marker, MarkerParser, Piece};
+pub use script::{check_env, new_nonce, prompt, run_line};
+pub use tracker::{Finish, Phase, Tracker};
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::error::{Error, ErrorCode, Result};
+use super::process::{Pid, ProcRef};
+use driver::Live;
+use stop::{end_shell, kill_all, kill_and_wait};
+
+/// Time between the steps that stop a command (SIGINT phase, SIGTERM,
+/// SIGKILL, killing the shell).
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(1000);
+/// How long a new shell may take to show its first prompt.
+pub const STARTUP_LIMIT: Duration = Duration::from_secs(10);
+/// How long `close()` lets the shell's processes handle SIGTERM before SIGKILL.
+pub const CLOSE_GRACE: Duration = Duration::from_millis(1000);
+/// Default bound on the output a run's result keeps: 8 MiB (head and tail).
+pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
+
+/// The variable that carries the marker prompt into the shell's environment.
+const PS1_VAR: &str = "PTYPILOT_PS1";
+/// The shell variable that keeps the marker prompt, to restore `PS1` after
+/// each command.
+const PS1_KEEP: &str = "__ptypilot_ps1";
+
+/// How to start the shell.
+#[derive(Debug, Clone)]
+pub struct ShellOptions {
+    /// The shell program (looked up on PATH); `None`: bash where installed, else sh.
+    pub shell: Option<String>,
+    /// Its starting directory; `None` is the current directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables set (`Some`) or removed (`None`) over the inherited environment.
+    pub env: Vec<(String, Option<String>)>,
+    /// The environment to inherit; `None` is this process's environment.
+    pub base_env: Option<Vec<(String, String)>>,
+    /// Terminal width.
+    pub cols: u16,
+    /// Terminal height.
+    pub rows: u16,
+}
+
+impl Default for ShellOptions {
+    fn default() -> Self {
+        ShellOptions {
+            shell: None,
+            cwd: None,
+            env: Vec::new(),
+            base_env: None,
+            cols: 80,
+            rows: 24,
+        }
+    }
+}
+
+/// One command to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The command text: one or more lines of shell code.
+    pub command: String,
+    /// Run it in this directory (in a subshell); relative to the shell's
+    /// current directory.
+    pub cwd: Option<String>,
+    /// Variables set (`Some`) or unset (`None`) for this command only (in a
+    /// subshell).
+    pub env: Vec<(String, Option<String>)>,
+    /// Stop the command after this long (`timed_out`).
+    pub timeout: Option<Duration>,
+    /// Output kept in the result (head and tail), in bytes.
+    pub max_output: usize,
+}
+
+impl RunOptions {
+    /// Options that run `command` with the defaults.
+    pub fn new(command: impl Into<String>) -> Self {
+        RunOptions {
+            command: command.into(),
+            cwd: None,
+            env: Vec::new(),
+            timeout: None,
+            max_output: DEFAULT_MAX_OUTPUT,
+        }
+    }
+
+    /// Checks the options (`ERR_INVALID_ARG` naming the option).
+    pub fn check(&self) -> Result<()> {
+        if self.command.is_empty() {
+            return Err(Error::invalid_arg(
+                "options.command must be a non-empty string",
+            ));
+        }
+        if self.command.contains('\0') {
+            return Err(Error::invalid_arg(
+                "options.command must not contain NUL characters",
+            ));
+        }
+        if let Some(cwd) = &self.cwd
+            && (cwd.is_empty() || cwd.contains('\0'))
+        {
+            return Err(Error::invalid_arg(format!(
+                "options.cwd must be a directory path, got {cwd:?}"
+            )));
+        }
+        check_env(&self.env, "options.env")
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunResult {
+    /// The command's exit status; `None` when it was stopped (timeout, abort)
+    /// or the shell was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// What the command printed, stripped of escape sequences, `\n` line ends.
+    pub output: String,
+    /// The run's timeout stopped it.
+    pub timed_out: bool,
+    /// An abort (signal, `abort()`, `close()`) stopped it.
+    pub cancelled: bool,
+    /// Output beyond the limit was left out of `output` (head and tail kept).
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StopReason {
+    TimedOut,
+    Cancelled,
+}
+
+impl RunResult {
+    fn stopped(reason: StopReason, output: String, truncated: bool) -> Self {
+        RunResult {
+            exit_code: None,
+            output,
+            timed_out: reason == StopReason::TimedOut,
+            cancelled: reason == StopReason::Cancelled,
+            truncated,
+        }
+    }
+}
+
+struct State {
+    live: Option<Arc<Live>>,
+    busy: bool,
+    abort: Option<CancellationToken>,
+    closed: bool,
+    /// Processes left behind by shells that exited.
+    orphans: Vec<ProcRef>,
+}
+
+/// A persistent shell session that runs one command at a time.
+///
+/// The shell starts on the first [`RunTicket::run`] (and again after it
+/// died). Use it through an `Arc`: a run holds one while it is in progress.
+///
+/// ```no_run
+/// # async fn demo() -> ptypilot::core::Result<()> {
+/// use std::sync::Arc;
+/// use ptypilot::core::shell::{RunOptions, Shell, ShellOptions};
+/// use tokio_util::sync::CancellationToken;
+/// let shell = Arc::new(Shell::new(ShellOptions::default()));
+/// let cancel = CancellationToken::new();
+/// shell.begin()?.run(RunOptions::new("cd /tmp"), cancel.clone(), |_| async {}).await?;
+/// let r = shell.begin()?.run(RunOptions::new("pwd"), cancel, |_| async {}).await?;
+/// assert_eq!(r.output, "/tmp\n");
+/// shell.close().await;
+/// # Ok(()) }
+/// ```
+pub struct Shell {
+    options: ShellOptions,
+    state: Mutex<State>,
+    /// True while no run is in progress.
+    idle: watch::Sender<bool>,
+}
+
+/// The right to run one command: only one exists per shell at a time.
+/// Dropping it (or finishing its run) frees the shell for the next run.
+pub struct RunTicket {
+    shell: Arc<Shell>,
+    abort: CancellationToken,
+}
+
+impl Drop for RunTicket {
+    fn drop(&mut self) {
+        let mut state = self.shell.lock();
+        state.busy = false;
+        state.abort = None;
+        drop(state);
+        self.shell.idle.send_replace(true);
+    }
+}
+impl Shell {
+    /// A shell that starts on the first run.
+    pub fn new(options: ShellOptions) -> Self {
+        Shell {
+            options,
+            state: Mutex::new(State {
+                live: None,
+                busy: false,
+                abort: None,
+                closed: false,
+                orphans: Vec::new(),
+            }),
+            idle: watch::channel(true).0,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reserves the shell for one run. Fails with `ERR_ALREADY_RUNNING` while
+    /// another run is in progress (callers queue their runs themselves) and
+    /// `ERR_NOT_RUNNING` after [`Shell::close`].
+    pub fn begin(self: &Arc<Self>) -> Result<RunTicket> {
+        let mut state = self.lock();
+        if state.closed {
+            return Err(Error::not_running(
+                "the shell was closed; create a new Shell to run more commands",
+            ));
+        }
+        if state.busy {
+            return Err(Error::new(
+                ErrorCode::AlreadyRunning,
+                "a command is already running in this shell; await its result (or call abort()) before the next run()",
+            ));
+        }
+        let abort = CancellationToken::new();
+        state.busy = true;
+        state.abort = Some(abort.clone());
+        drop(state);
+        self.idle.send_replace(false);
+        Ok(RunTicket {
+            shell: self.clone(),
+            abort,
+        })
+    }
+
+    /// The shell's process id while it runs (it starts on the first run).
+    pub fn pid(&self) -> Option<Pid> {
+        let state = self.lock();
+        let live = state.live.as_ref()?;
+        live.session.running().then(|| live.session.pid())
+    }
+
+    /// True while a run is in progress.
+    pub fn busy(&self) -> bool {
+        self.lock().busy
+    }
+
+    /// Stops the running command (as a timeout would, but the result says
+    /// `cancelled`) and resolves once its run has finished; at once when
+    /// nothing runs.
+    pub async fn abort(&self) {
+        let abort = self.lock().abort.clone();
+        if let Some(abort) = abort {
+            abort.cancel();
+        }
+        self.wait_idle().await;
+    }
+
+    /// Ends the shell and everything it started, and resolves once they are
+    /// gone. A run in progress resolves `cancelled`; later runs fail with
+    /// `ERR_NOT_RUNNING`. Closing twice is fine.
+    pub async fn close(&self) {
+        let (live, abort) = {
+            let mut state = self.lock();
+            state.closed = true;
+            (state.live.take(), state.abort.clone())
+        };
+        if let Some(abort) = abort {
+            abort.cancel();
+        }
+        if let Some(live) = live {
+            end_shell(&live.session).await;
+        }
+        self.wait_idle().await;
+        let orphans = std::mem::take(&mut self.lock().orphans);
+        kill_and_wait(orphans).await;
+    }
+
+    async fn wait_idle(&self) {
+        let mut rx = self.idle.subscribe();
+        let _ = rx.wait_for(|idle| *idle).await;
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        // The live shell (if any) is killed when its `Live` goes.
+        kill_all(&std::mem::take(&mut self.lock().orphans));
+    }
+}

@@ -1,0 +1,200 @@
+//! Stopping a run: why it stops ([`Stop`]: an abort, a cancellation or the
+//! deadline), the steps that stop the command in the foreground
+//! ([`Interrupt`]), and ending a whole shell with everything it started.
+
+use std::future::Future;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use nix::unistd::Pid as NixPid;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::{CLOSE_GRACE, INTERRUPT_GRACE, StopReason};
+use crate::core::process::{self, Pid, ProcRef};
+use crate::core::session::Session;
+
+/// Why a run stops early, and since when.
+pub(super) struct Stop {
+    pub(super) cancel: CancellationToken,
+    pub(super) abort: CancellationToken,
+    pub(super) deadline: Option<Instant>,
+    pub(super) reason: Option<StopReason>,
+}
+
+impl Stop {
+    /// The reason if one applies already.
+    pub(super) fn poll(&mut self) -> Option<StopReason> {
+        if self.reason.is_none() {
+            if self.cancel.is_cancelled() || self.abort.is_cancelled() {
+                self.reason = Some(StopReason::Cancelled);
+            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.reason = Some(StopReason::TimedOut);
+            }
+        }
+        self.reason
+    }
+
+    /// Resolves when a reason applies (never, once one was recorded).
+    pub(super) fn wait(&self) -> impl Future<Output = StopReason> + use<> {
+        let (cancel, abort, deadline) = (self.cancel.clone(), self.abort.clone(), self.deadline);
+        let recorded = self.reason.is_some();
+        async move {
+            if recorded {
+                return std::future::pending().await;
+            }
+            tokio::select! {
+                _ = cancel.cancelled() => StopReason::Cancelled,
+                _ = abort.cancelled() => StopReason::Cancelled,
+                _ = sleep_until(deadline) => StopReason::TimedOut,
+            }
+        }
+    }
+}
+
+pub(super) async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The steps that stop the command in the foreground.
+///
+/// For [`INTERRUPT_GRACE`], Ctrl-C: SIGINT to the terminal's foreground
+/// process group, and again to each new foreground group (some shells, zsh
+/// among them, lose a SIGINT that arrives between two commands, and the next
+/// job would never see one). Then SIGTERM to the foreground job's process
+/// tree, after another grace SIGKILL, and after another the shell is killed.
+/// When the shell itself is in the foreground after the SIGINT phase (a
+/// builtin loop that ignores SIGINT), the shell is killed at once.
+///
+/// The first step waits until the command has started (its `C` marker came):
+/// a SIGINT to a shell that has not read the line yet would only redraw the
+/// prompt, and the command would run after its run was reported stopped. A
+/// shell that does not start the command within [`INTERRUPT_GRACE`] is killed.
+pub(super) struct Interrupt {
+    /// The command has started; the steps can begin.
+    pub(super) armed: bool,
+    /// When the first SIGINT went out.
+    pub(super) since: Option<Instant>,
+    /// The process group that got the last SIGINT.
+    pub(super) interrupted: Option<Pid>,
+    /// Steps taken after the SIGINT phase.
+    pub(super) escalations: u8,
+    pub(super) next_at: Option<Instant>,
+}
+
+/// How often the foreground group is checked during the SIGINT phase.
+pub(super) const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+impl Interrupt {
+    pub(super) fn new(started: bool) -> Self {
+        let now = Instant::now();
+        Interrupt {
+            armed: started,
+            since: None,
+            interrupted: None,
+            escalations: 0,
+            next_at: Some(if started { now } else { now + INTERRUPT_GRACE }),
+        }
+    }
+
+    /// The command started: take the first step now.
+    pub(super) fn arm(&mut self) {
+        if !self.armed {
+            self.armed = true;
+            self.next_at = Some(Instant::now());
+        }
+    }
+
+    /// Takes the step that is due.
+    pub(super) fn advance(&mut self, session: &Session) {
+        let now = Instant::now();
+        if !self.armed {
+            return self.kill_shell(session);
+        }
+        let shell = session.pid();
+        let foreground = session.foreground_group();
+        let since = *self.since.get_or_insert(now);
+        let term_at = since + INTERRUPT_GRACE;
+        if now < term_at {
+            let target = foreground.unwrap_or(shell);
+            if self.interrupted != Some(target) {
+                let _ = nix::sys::signal::killpg(NixPid::from_raw(target), Signal::SIGINT);
+                self.interrupted = Some(target);
+            }
+            self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
+            return;
+        }
+        match (self.escalations, foreground.filter(|&g| g != shell)) {
+            (0 | 1, Some(job)) => {
+                let signal = if self.escalations == 0 {
+                    Signal::SIGTERM
+                } else {
+                    Signal::SIGKILL
+                };
+                for p in process::tree(&[], &[job]) {
+                    p.signal(signal);
+                    // A stopped job acts on SIGTERM only once continued.
+                    p.signal(Signal::SIGCONT);
+                }
+                self.escalations += 1;
+                self.next_at = Some(now + INTERRUPT_GRACE);
+            }
+            _ => self.kill_shell(session),
+        }
+    }
+
+    /// The last resort: the run ends when the shell's session does, and the
+    /// next run starts a new shell.
+    pub(super) fn kill_shell(&mut self, session: &Session) {
+        let _ = session.kill();
+        self.next_at = None;
+    }
+}
+
+/// Ends a shell session and everything it started: SIGTERM to its process
+/// tree and SIGHUP to the shell (interactive shells ignore SIGTERM, and pass
+/// SIGHUP on to their jobs), SIGKILL after [`CLOSE_GRACE`]; processes that
+/// left the tree but stayed in the terminal's session are killed too.
+pub(super) async fn end_shell(session: &Session) {
+    let leader = session.pid();
+    let strays = session_members(leader);
+    if session.running() {
+        for p in &strays {
+            p.signal(Signal::SIGTERM);
+        }
+        let _ = session.terminate(CLOSE_GRACE);
+        let _ = session.signal(Signal::SIGHUP);
+        session.wait_exit().await;
+    }
+    kill_and_wait(strays.into_iter().chain(session_members(leader)).collect()).await;
+}
+
+/// SIGKILL to each process still alive, and waits (at most [`CLOSE_GRACE`])
+/// until they are gone: the signal takes effect when a process next runs,
+/// and "closed" should mean "gone".
+pub(super) async fn kill_and_wait(procs: Vec<ProcRef>) {
+    kill_all(&procs);
+    let give_up = Instant::now() + CLOSE_GRACE;
+    while procs.iter().any(ProcRef::alive) && Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// SIGKILL to each process still alive.
+pub(super) fn kill_all(procs: &[ProcRef]) {
+    for p in procs {
+        p.signal(Signal::SIGKILL);
+    }
+}
+
+/// Processes in the terminal session led by `leader` (other than it).
+pub(super) fn session_members(leader: Pid) -> Vec<ProcRef> {
+    process::list()
+        .into_iter()
+        .filter(|p| p.sid == leader && p.pid != leader && !p.exited())
+        .map(|p| p.as_ref())
+        .collect()
+}

@@ -1,0 +1,451 @@
+//! The marker state machine of one shell ([`Tracker`]): which output belongs
+//! to the command, and when the command ended.
+
+use super::DEFAULT_MAX_OUTPUT;
+use super::markers::{Marker, MarkerParser, Piece};
+use crate::core::transcript::{HeadTail, Stripper};
+
+/// A line longer than this (in bytes of terminal output) is let out in
+/// pieces, so one endless line cannot grow memory without bound.
+pub(super) const LONG_LINE: usize = 1 << 20;
+/// Discarded output kept to explain a shell that failed to start.
+pub(super) const DISCARDED_KEPT: usize = 2048;
+
+/// Where the shell is, as far as the markers tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Started; the marker prompt has not appeared yet.
+    Starting,
+    /// At the prompt, ready for a line.
+    Idle,
+    /// The command ended (`D`); its prompt has not appeared yet.
+    AwaitPrompt,
+    /// A run line was written; the command has not started (`C`) yet.
+    Submitted,
+    /// The command runs: output is the command's.
+    Running,
+}
+
+/// How a command ended, from the markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finish {
+    /// Its exit status (`$?`).
+    pub status: i32,
+    /// The shell aborted the line (no `D`; the status is the prompt's `$?`).
+    pub aborted: bool,
+}
+
+/// The marker state machine of one shell: which output belongs to the
+/// command, and when the command ended.
+///
+/// Output of the command is stripped of escape sequences with a
+/// [`Stripper`] (`\r\n` becomes `\n`, `\r` and backspace are applied to the
+/// line), so text comes out line by line; the unfinished last line comes out
+/// when the command ends (or once it is longer than 1 MiB).
+#[derive(Debug)]
+pub struct Tracker {
+    parser: MarkerParser,
+    phase: Phase,
+    stripper: Stripper,
+    output: HeadTail,
+    finish: Option<Finish>,
+    pieces: Vec<Piece>,
+    /// The tail of what was dropped (not command output), for diagnostics.
+    discarded: String,
+    /// Command output fed since the stripper last completed a line.
+    line_bytes: usize,
+    /// The running command's file as the shell's messages name it, made
+    /// ready once per command: `(": <path>: ", "<path>:", "<shell>:")` (see
+    /// [`Tracker::name_file`]).
+    file: Option<(String, String, String)>,
+    /// A stop of the command began ([`Tracker::stopping`]).
+    stopping: bool,
+    /// Since then: lines that may be the shell's report on the stopped job,
+    /// held back until other output follows them (then they are the
+    /// command's) or the command ends (then they are dropped).
+    held: String,
+}
+
+impl Tracker {
+    /// A tracker for a shell that was just started with markers carrying `nonce`.
+    pub fn new(nonce: &str) -> Self {
+        Tracker {
+            parser: MarkerParser::new(nonce),
+            phase: Phase::Starting,
+            stripper: Stripper::default(),
+            output: HeadTail::new(DEFAULT_MAX_OUTPUT),
+            finish: None,
+            pieces: Vec::new(),
+            discarded: String::new(),
+            line_bytes: 0,
+            file: None,
+            stopping: false,
+            held: String::new(),
+        }
+    }
+
+    /// A stop of the running command began. From now on, what the shell
+    /// prints about the stopped job at the end — the newline bash, dash and
+    /// zsh print after a job died of SIGINT, `Terminated`, `Killed`,
+    /// `zsh: terminated  <command>` — is left out of the output.
+    pub fn stopping(&mut self) {
+        self.stopping = true;
+    }
+
+    /// `out` without trailing lines that may be the shell's report on a
+    /// stopped job (held back; see `held`).
+    fn hold_stop_report(&mut self, out: String) -> String {
+        if !self.stopping {
+            return out;
+        }
+        let mut emit = String::new();
+        for line in out.split_inclusive('\n') {
+            match line.strip_suffix('\n') {
+                Some(text) if is_stop_report(text) => self.held.push_str(line),
+                _ => {
+                    emit.push_str(&self.held);
+                    self.held.clear();
+                    emit.push_str(line);
+                }
+            }
+        }
+        emit
+    }
+
+    /// The command runs from `path` in a shell called `shell`: its messages
+    /// about the command (`bash` `<path>: line 1: x: command not found`, `zsh`
+    /// `<path>:1: ...`, `dash` `dash: 1: <path>: x: not found`) read as they
+    /// would for a command typed at the prompt (`bash: line 1: ...`,
+    /// `zsh:1: ...`, `dash: 1: x: not found`).
+    pub fn name_file(&mut self, path: &str, shell: &str) {
+        // Every shell's form has a colon right after the path.
+        self.file = Some((
+            format!(": {path}: "),
+            format!("{path}:"),
+            format!("{shell}:"),
+        ));
+    }
+
+    /// `out` with the command file's name replaced (see [`Tracker::name_file`]).
+    fn unname_file(&self, out: String) -> String {
+        match &self.file {
+            Some((inner, path, shell)) if out.contains(path.as_str()) => out
+                .replace(inner.as_str(), ": ")
+                .replace(path.as_str(), shell),
+            _ => out,
+        }
+    }
+
+    /// The phase now.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Takes terminal output; returns the command output (stripped) it
+    /// completed, which is also kept for [`Tracker::take_output`].
+    pub fn feed(&mut self, text: &str) -> String {
+        let mut pieces = std::mem::take(&mut self.pieces);
+        self.parser.feed(text, &mut pieces);
+        let mut out = String::new();
+        for piece in pieces.drain(..) {
+            self.step(piece, &mut out);
+        }
+        self.pieces = pieces;
+        let out = self.unname_file(out);
+        let out = self.hold_stop_report(out);
+        self.output.push(&out);
+        out
+    }
+
+    /// The output stream ended (the shell exited): releases what was held
+    /// back and returns the command output it completed.
+    pub fn end_of_stream(&mut self) -> String {
+        let mut pieces = Vec::new();
+        self.parser.flush(&mut pieces);
+        let mut out = String::new();
+        for piece in pieces {
+            self.step(piece, &mut out);
+        }
+        if self.phase == Phase::Running {
+            self.stripper.flush_line(&mut out);
+        }
+        let out = self.unname_file(out);
+        let out = self.hold_stop_report(out);
+        self.output.push(&out);
+        out
+    }
+
+    /// A run line was written: output from the `C` marker on is the
+    /// command's, kept up to `max_output` bytes.
+    pub fn submit(&mut self, max_output: usize) {
+        self.phase = Phase::Submitted;
+        self.stripper = Stripper::default();
+        self.line_bytes = 0;
+        self.output = HeadTail::new(max_output);
+        self.finish = None;
+        self.stopping = false;
+        self.held.clear();
+    }
+
+    /// How the command ended, once it has (taken once).
+    pub fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
+    }
+
+    /// The command's output and whether part of it was left out.
+    pub fn take_output(&mut self) -> (String, bool) {
+        self.held.clear();
+        std::mem::replace(&mut self.output, HeadTail::new(0)).text()
+    }
+
+    /// The last dropped output (prompts, echo, start-up messages), stripped.
+    pub fn discarded(&self) -> String {
+        crate::core::transcript::strip(&self.discarded)
+    }
+
+    fn step(&mut self, piece: Piece, out: &mut String) {
+        match (self.phase, piece) {
+            (Phase::Running, Piece::Text(text)) => {
+                let before = out.len();
+                self.stripper.feed(&text, out);
+                if out[before..].contains('\n') {
+                    self.line_bytes = 0;
+                } else {
+                    self.line_bytes += text.len();
+                    if self.line_bytes > LONG_LINE {
+                        self.stripper.flush_line(out);
+                        self.line_bytes = 0;
+                    }
+                }
+            }
+            (_, Piece::Text(text)) => self.discard(&text),
+            (Phase::Running, Piece::Marker(Marker::End { status })) => {
+                self.stripper.flush_line(out);
+                self.finish = Some(Finish {
+                    status,
+                    aborted: false,
+                });
+                self.phase = Phase::AwaitPrompt;
+            }
+            (Phase::Running | Phase::Submitted, Piece::Marker(Marker::Prompt { status })) => {
+                if self.phase == Phase::Running {
+                    self.stripper.flush_line(out);
+                }
+                self.finish = Some(Finish {
+                    status,
+                    aborted: true,
+                });
+                self.phase = Phase::Idle;
+            }
+            (Phase::Submitted, Piece::Marker(Marker::Start)) => self.phase = Phase::Running,
+            (_, Piece::Marker(Marker::Prompt { .. })) => self.phase = Phase::Idle,
+            // A start or end outside a command: a stray line; nothing to do.
+            (_, Piece::Marker(_)) => {}
+        }
+    }
+
+    fn discard(&mut self, text: &str) {
+        self.discarded.push_str(text);
+        if self.discarded.len() > 2 * DISCARDED_KEPT {
+            let mut cut = self.discarded.len() - DISCARDED_KEPT;
+            while !self.discarded.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.discarded.drain(..cut);
+        }
+    }
+}
+
+/// A line a shell prints about a job it saw die of a stop signal: the empty
+/// line after SIGINT, bash's and dash's `Terminated` / `Killed`, zsh's
+/// `zsh: terminated  <command>`.
+pub(super) fn is_stop_report(line: &str) -> bool {
+    matches!(line, "" | "Terminated" | "Killed")
+        || line.starts_with("zsh: terminated ")
+        || line.starts_with("zsh: killed ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::markers::testing::*;
+    use super::*;
+
+    fn track(chunks: &[&str]) -> (Tracker, String) {
+        let mut t = Tracker::new(N);
+        let mut streamed = String::new();
+        for chunk in chunks {
+            streamed.push_str(&t.feed(chunk));
+        }
+        (t, streamed)
+    }
+
+    #[test]
+    fn tracker_start_up_waits_for_the_marker_prompt() {
+        let (t, out) = track(&["bash-5.2$ stty -echo\r\n", "bash-5.2$ "]);
+        assert_eq!(t.phase(), Phase::Starting);
+        assert!(out.is_empty());
+        let (t, _) = track(&["bash-5.2$ ", &a(0)]);
+        assert_eq!(t.phase(), Phase::Idle);
+        assert!(t.discarded().contains("bash-5.2$"));
+    }
+
+    #[test]
+    fn tracker_keeps_exactly_the_command_output() {
+        let mut t = Tracker::new(N);
+        t.feed(&a(0));
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let text = format!(
+            "echo of the line\r\n{}one\r\n\x1b[31mtwo\x1b[0m\r\nno newline{}{}",
+            c(),
+            d(3),
+            a(0)
+        );
+        // Every split gives the same streamed text and result.
+        for i in (1..text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let mut t = Tracker::new(N);
+            t.feed(&a(0));
+            t.submit(DEFAULT_MAX_OUTPUT);
+            let mut streamed = t.feed(&text[..i]);
+            streamed.push_str(&t.feed(&text[i..]));
+            assert_eq!(streamed, "one\ntwo\nno newline", "split at {i}");
+            assert_eq!(
+                t.take_finish(),
+                Some(Finish {
+                    status: 3,
+                    aborted: false
+                })
+            );
+            assert_eq!(t.take_output(), ("one\ntwo\nno newline".to_owned(), false));
+            assert_eq!(t.phase(), Phase::Idle);
+        }
+    }
+
+    #[test]
+    fn tracker_ends_an_aborted_line_at_the_prompt() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let out = t.feed(&format!("{}partial^C\r\n{}", c(), a(130)));
+        assert_eq!(out, "partial^C\n");
+        assert_eq!(
+            t.take_finish(),
+            Some(Finish {
+                status: 130,
+                aborted: true
+            })
+        );
+        assert_eq!(t.phase(), Phase::Idle);
+        // Aborted before the command even started.
+        t.submit(DEFAULT_MAX_OUTPUT);
+        assert_eq!(t.feed(&a(130)), "");
+        assert_eq!(
+            t.take_finish(),
+            Some(Finish {
+                status: 130,
+                aborted: true
+            })
+        );
+    }
+
+    #[test]
+    fn tracker_ignores_faked_markers_in_output() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let fake = "\x1b]133;D;0;deadbeefdeadbeefdeadbeefdeadbeef\x07";
+        let out = t.feed(&format!("{}before{fake}after\r\n", c()));
+        assert_eq!(out, "beforeafter\n");
+        assert_eq!(t.take_finish(), None);
+        assert_eq!(t.phase(), Phase::Running);
+    }
+
+    #[test]
+    fn tracker_drops_output_between_commands() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.feed(&format!("{}x\r\n{}[1]+  Done   sleep 1\r\n", c(), d(0)));
+        assert_eq!(t.take_output().0, "x\n");
+        assert_eq!(t.phase(), Phase::AwaitPrompt);
+        assert_eq!(t.feed(&format!("late\r\n{}", a(0))), "");
+        assert_eq!(t.phase(), Phase::Idle);
+    }
+
+    #[test]
+    fn tracker_names_the_shell_instead_of_the_command_file() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.name_file("/tmp/d/cmd-4", "sh");
+        let out = t.feed(&format!(
+            "{}/tmp/d/cmd-4: line 1: x: command not found\r\n\
+             sh: 2: /tmp/d/cmd-4: y: not found\r\n\
+             /tmp/d/cmd-4:3: parse error\r\n\
+             cat /tmp/d/cmd-40\r\n{}{}",
+            c(),
+            d(2),
+            a(2)
+        ));
+        assert_eq!(
+            out,
+            "sh: line 1: x: command not found\nsh: 2: y: not found\nsh:3: parse error\ncat /tmp/d/cmd-40\n"
+        );
+        assert_eq!(t.take_output().0, out);
+    }
+
+    #[test]
+    fn tracker_leaves_out_the_shells_report_on_a_stopped_job() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}before\r\n\r\n", c()));
+        // Not stopping yet: a blank line is output like any other.
+        assert_eq!(out, "before\n\n");
+        t.stopping();
+        // A report followed by more output was the command's after all.
+        out.push_str(&t.feed("\r\nTerminated\r\nstill running\r\n"));
+        out.push_str(&t.feed("\r\nTerminated\r\nzsh: terminated  sleep 9\r\nKilled\r\n"));
+        out.push_str(&t.feed(&format!("{}{}", d(130), a(130))));
+        assert_eq!(out, "before\n\n\nTerminated\nstill running\n");
+        assert_eq!(t.take_output().0, out);
+        // The next command starts without a stop.
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let out = t.feed(&format!("{}x\r\n\r\n{}{}", c(), d(0), a(0)));
+        assert_eq!(out, "x\n\n");
+    }
+
+    #[test]
+    fn tracker_flushes_the_last_line_when_the_shell_exits() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}bye\r\nexit", c()));
+        out.push_str(&t.end_of_stream());
+        assert_eq!(out, "bye\nexit");
+        assert_eq!(t.take_finish(), None);
+    }
+
+    #[test]
+    fn output_is_bounded_head_and_tail() {
+        let mut t = Tracker::new(N);
+        t.feed(&a(0));
+        t.submit(100);
+        let body: String = (0..100).map(|i| format!("{i:03}\r\n")).collect();
+        t.feed(&format!("{}{body}{}", c(), d(0)));
+        let (output, truncated) = t.take_output();
+        assert!(truncated);
+        assert!(output.starts_with("000\n001\n"));
+        assert!(output.ends_with("098\n099\n"));
+        assert!(output.contains("bytes of output omitted"));
+    }
+
+    #[test]
+    fn an_endless_line_comes_out_in_pieces() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.feed(&c());
+        let chunk = "x".repeat(64 << 10);
+        let mut out = String::new();
+        for _ in 0..40 {
+            out.push_str(&t.feed(&chunk));
+        }
+        // 2.5 MiB fed: at least two pieces came out before the end.
+        assert!(out.len() >= 2 * LONG_LINE, "{}", out.len());
+        out.push_str(&t.feed(&d(0)));
+        assert_eq!(out.len(), 40 * chunk.len());
+    }
+}
