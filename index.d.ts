@@ -189,6 +189,14 @@ export declare class PtySession {
   /** True from `start` until the exit was delivered. */
   readonly running: boolean
   /**
+   * Panics of the screen model that this session contained, oldest first (at most 100). The
+   * session goes on: output, `read()` and the exit are unaffected, and the screen model is rebuilt
+   * from the last 1 MiB of output without the output that caused the panic, so `screen()` may
+   * lack it. Each one is also reported as a process warning (type `'PtypilotIncident'`, code
+   * `'PTYPILOT_PANIC'`; the first three of a session). Empty in the normal case.
+   */
+  readonly incidents: readonly PtyIncident[]
+  /**
    * Sends text (as UTF-8) or bytes. Never blocks: what the program does not read yet is queued
    * (up to 64 MiB, then `ERR_LIMIT`). Throws `ERR_NOT_RUNNING` after the exit.
    * Enter is `'\r'`, as a terminal sends it.
@@ -251,6 +259,14 @@ export declare class PtySession {
   terminate(options?: { /** @default 2000 */ graceMs?: number }): Promise<PtyExit>
   /** Terminates the program if it runs and waits for the exit (`await using session = ...`). */
   [Symbol.asyncDispose](): Promise<void>
+}
+
+/** A panic of the screen model that a session contained (see `PtySession.incidents`). */
+export interface PtyIncident {
+  /** What happened: the operation, the panic message with its source location, what was done. */
+  message: string
+  /** Output bytes processed when it happened (compare `ScreenSnapshot.seq`). */
+  seq: number
 }
 
 /** Options of `exec`. */

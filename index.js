@@ -106,6 +106,13 @@ function checkMillis(value, what) {
 // when it ends with process.exit().
 process.once('exit', () => native.killAllStarted())
 
+// A panic the native side contained (in the screen model, the session thread,
+// a callback) is never silent: it becomes a process warning on every thread
+// that loaded ptypilot; a PtySession also lists its own in `incidents`.
+native.onIncident((message) => {
+  process.emitWarning(message, { type: 'PtypilotIncident', code: 'PTYPILOT_PANIC' })
+})
+
 /** `process.env` is per-thread in workers; the main thread's is the real environ. */
 const { isMainThread } = require('node:worker_threads')
 function baseEnv() {
@@ -211,6 +218,10 @@ class PtySession {
 
   get running() {
     return this.#native.running
+  }
+
+  get incidents() {
+    return this.#native.incidents
   }
 
   write(data) {

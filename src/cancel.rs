@@ -18,19 +18,19 @@ pub struct CancelToken {
 #[napi]
 impl CancelToken {
     /// A token that is not cancelled yet.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new() -> Self {
         CancelToken::default()
     }
 
     /// Cancels every wait that holds this token.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn cancel(&self) {
         self.token.cancel();
     }
 
     /// True once cancelled.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn cancelled(&self) -> bool {
         self.token.is_cancelled()
     }

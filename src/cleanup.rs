@@ -85,7 +85,7 @@ pub fn track(env: &Env, owner: Owner) {
 /// Kills the process trees of everything this JS thread started that is still
 /// running. The JS layer calls it from `process.on('exit')`, because
 /// `process.exit()` does not run environment cleanup hooks.
-#[napi_derive::napi]
+#[napi_derive::napi(catch_unwind)]
 // `#[napi]` registers the function with Node only outside `cfg(test)`.
 #[cfg_attr(test, allow(dead_code))]
 pub fn kill_all_started() {

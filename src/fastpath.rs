@@ -39,6 +39,7 @@ mod imp {
     use napi::sys;
 
     use crate::core::session::Session;
+    use crate::incidents::contain;
 
     /// `UV_POLL` in libuv's `uv_handle_type`.
     const UV_POLL: c_int = 8;
@@ -293,27 +294,45 @@ mod imp {
         cleanup: sys::napi_async_cleanup_hook_handle,
     }
 
+    // The callbacks below are called by libuv or Node-API, where a panic
+    // would abort the process: their bodies run under the panic boundary.
+
     unsafe extern "C" fn on_closed(handle: *mut c_void) {
-        // SAFETY: `dispose` stored the `Closing` that owns this handle in its
-        // data field; libuv calls this once.
-        unsafe {
-            let closing = Box::from_raw(*handle.cast::<*mut Closing>());
-            if !closing.cleanup.is_null() {
-                sys::napi_remove_async_cleanup_hook(closing.cleanup);
+        contain("closing the fast path's watch", (), || {
+            // SAFETY: `dispose` stored the `Closing` that owns this handle in
+            // its data field; libuv calls this once.
+            unsafe {
+                let closing = Box::from_raw(*handle.cast::<*mut Closing>());
+                if !closing.cleanup.is_null() {
+                    sys::napi_remove_async_cleanup_hook(closing.cleanup);
+                }
             }
-        }
+        });
     }
 
     unsafe extern "C" fn on_teardown(
         _handle: sys::napi_async_cleanup_hook_handle,
         id: *mut c_void,
     ) {
-        close(id as u64);
+        contain("closing the fast path at teardown", (), || close(id as u64));
     }
 
     unsafe extern "C" fn on_readable(handle: *mut c_void, _status: c_int, _events: c_int) {
         // SAFETY: the data field holds the id (`make_io`).
         let id = unsafe { *handle.cast::<usize>() } as u64;
+        let read = contain("the keystroke fast path", false, || {
+            readable(id);
+            true
+        });
+        if !read {
+            // Whatever state the watch is in, the session thread reads from
+            // now on.
+            contain("closing the fast path after a panic", (), || close(id));
+        }
+    }
+
+    /// The terminal of watch `id` has something to read (see the module docs).
+    fn readable(id: u64) {
         let Some(uv) = uv() else { return };
         // Take what is needed out of the map: the callback below may write
         // (and arm) or close this watch.

@@ -31,7 +31,7 @@ impl From<EncodeKeysModes> for KeyModes {
 /// The bytes the named keys send, concatenated, as a string (every sequence
 /// is ASCII or the UTF-8 of a typed character). Throws `ERR_INVALID_ARG`
 /// naming the first unknown key.
-#[napi(js_name = "encodeKeys")]
+#[napi(js_name = "encodeKeys", catch_unwind)]
 // `#[napi]` registers the function with Node only outside `cfg(test)`.
 #[cfg_attr(test, allow(dead_code))]
 pub fn encode_keys(

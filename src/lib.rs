@@ -1,8 +1,8 @@
 //! ptypilot: drive interactive terminal programs from Node.js.
 //!
 //! `core` is the engine (no Node-API); the other modules are the bindings,
-//! one file per JS class, plus `error` (coded JS errors) and `cancel`
-//! (AbortSignal bridge).
+//! one file per JS class, plus `error` (coded JS errors), `cancel`
+//! (AbortSignal bridge) and `incidents` (contained panics reach JS).
 
 pub mod core;
 
@@ -10,6 +10,7 @@ mod cancel;
 mod cleanup;
 mod error;
 mod fastpath;
+mod incidents;
 mod keys;
 mod options;
 mod process;

@@ -31,7 +31,7 @@ pub struct Process {
 impl Process {
     /// The process with this pid, or `null` when there is none. Throws
     /// `ERR_INVALID_ARG` for a pid that is not a positive integer.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn from_pid(env: &Env, pid: f64) -> Result<Option<Process>> {
         let pid = pid_arg(pid).into_js(env)?;
         Ok(process::find(pid).map(|i| Process {
@@ -41,7 +41,7 @@ impl Process {
     }
 
     /// Every process whose executable is `path` (symbolic links resolved).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn from_path(env: &Env, path: String) -> Result<Vec<Process>> {
         if path.is_empty() || path.contains('\0') {
             return Err(CoreError::invalid_arg(format!(
@@ -56,32 +56,32 @@ impl Process {
     }
 
     /// Process id.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn pid(&self) -> i32 {
         self.proc.pid
     }
 
     /// Parent process id now (it changes when the parent dies first); the
     /// last one seen once the process is gone.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn ppid(&self) -> i32 {
         self.proc.info().map_or(self.ppid, |i| i.ppid)
     }
 
     /// The program's arguments (`argv`); empty once it has exited.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn args(&self) -> Vec<String> {
         self.proc.args().unwrap_or_default()
     }
 
     /// Process group id, or `null` once it has exited.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn group_id(&self) -> Option<i32> {
         self.proc.info().filter(|i| !i.exited()).map(|i| i.pgid)
     }
 
     /// Live direct children.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn children(&self) -> Vec<Process> {
         self.proc
             .children()
@@ -91,7 +91,7 @@ impl Process {
     }
 
     /// `'running'`, or `'exited'` (a zombie has exited).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn status(&self) -> &'static str {
         if self.proc.alive() {
             "running"
@@ -102,7 +102,7 @@ impl Process {
 
     /// Signals the process and all its descendants, children first. Throws
     /// `ERR_INVALID_ARG` for an unknown signal.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn kill_tree(&self, env: &Env, signal: Option<Either<String, f64>>) -> Result<()> {
         let signal = signal_arg(signal).into_js(env)?;
         process::kill_tree(&self.proc, signal);
@@ -113,7 +113,7 @@ impl Process {
     /// KILL the tree, wait up to `timeoutMs`. Resolves `true` once every
     /// process of the tree has exited; rejects `ERR_ABORTED` when `token` is
     /// cancelled first.
-    #[napi(ts_return_type = "Promise<boolean>")]
+    #[napi(ts_return_type = "Promise<boolean>", catch_unwind)]
     pub fn terminate<'e>(
         &self,
         env: &'e Env,
@@ -146,7 +146,7 @@ impl Process {
     /// Resolves `true` once the process has exited, `false` when
     /// `timeoutMs` ran out first (no limit without it); rejects
     /// `ERR_ABORTED` when `token` is cancelled first.
-    #[napi(ts_return_type = "Promise<boolean>")]
+    #[napi(ts_return_type = "Promise<boolean>", catch_unwind)]
     pub fn wait_for_exit<'e>(
         &self,
         env: &'e Env,

@@ -20,6 +20,7 @@ use crate::core::session::{self, EventSink, Exit, Session, SpawnOptions};
 use crate::core::transcript::ReadOptions;
 use crate::core::{Error as CoreError, ErrorCode, Result as CoreResult};
 use crate::error::{IntoJs, js_error};
+use crate::incidents::contain;
 use crate::options::Opts;
 
 /// How a program ended.
@@ -248,7 +249,7 @@ impl Drop for NativeSession {
 #[napi]
 impl NativeSession {
     /// A session that has not started.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new() -> Self {
         NativeSession::default()
     }
@@ -256,7 +257,7 @@ impl NativeSession {
     /// Starts the program. `pump(data, exit)` receives output (when
     /// `streamOutput`) and finally the exit. Throws `ERR_ALREADY_RUNNING`,
     /// `ERR_INVALID_ARG` or `ERR_SPAWN`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn start(
         &mut self,
         env: &Env,
@@ -314,7 +315,7 @@ impl NativeSession {
                 {
                     // Before the exit is seen: the watch's duplicate of the
                     // master must not outlive the session's.
-                    crate::fastpath::close(id);
+                    contain("closing the fast path", (), || crate::fastpath::close(id));
                 }
                 let data = (!out.data.is_empty()).then_some(out.data);
                 Ok(FnArgs::from((data, out.exit.map(PtyExit::from))))
@@ -326,19 +327,19 @@ impl NativeSession {
     }
 
     /// Process id of the program (`null` before `start`).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn pid(&self) -> Option<i32> {
         self.session.as_ref().map(Session::pid)
     }
 
     /// True from `start` until the exit was delivered.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn running(&self) -> bool {
         self.session.as_ref().is_some_and(Session::running)
     }
 
     /// Sends text (UTF-8) or bytes to the program without blocking.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn write(&self, env: &Env, data: Either<String, Uint8Array>) -> Result<()> {
         let session = self.live(env, "write to")?;
         match &data {
@@ -351,7 +352,7 @@ impl NativeSession {
     }
 
     /// Sends named keys, encoded for the cursor mode the program turned on.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
         let session = self.live(env, "send keys to")?;
         let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
@@ -362,7 +363,7 @@ impl NativeSession {
 
     /// Pastes text: wrapped in bracketed-paste markers when the program
     /// enabled mode 2004, as typed otherwise.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn paste(&self, env: &Env, text: String) -> Result<()> {
         let session = self.live(env, "paste into")?;
         let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
@@ -372,14 +373,14 @@ impl NativeSession {
     }
 
     /// Resizes the terminal; the program sees the new size (SIGWINCH).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn resize(&self, env: &Env, cols: f64, rows: f64) -> Result<()> {
         let (cols, rows) = screen::validate_size(cols, rows).into_js(env)?;
         self.live(env, "resize")?.resize(cols, rows).into_js(env)
     }
 
     /// The screen now.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn screen(&self, env: &Env) -> Result<ScreenSnapshot> {
         let session = self.started(env)?;
         let (snap, seq) = session.snapshot();
@@ -387,7 +388,7 @@ impl NativeSession {
     }
 
     /// Reads the transcript.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn read(&self, env: &Env, options: Option<Unknown>) -> Result<ReadResult> {
         let session = self.started(env)?;
         let mut opts = Opts::new(options, "options").into_js(env)?;
@@ -416,7 +417,7 @@ impl NativeSession {
 
     /// With a signal: sends it to the program. Without: kills the whole tree
     /// now (no-op when the program already exited).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn kill(&self, env: &Env, signal: Option<String>) -> Result<()> {
         match signal {
             Some(name) => {
@@ -435,7 +436,7 @@ impl NativeSession {
 
     /// Starts terminating the tree (TERM, grace, KILL); the exit is delivered
     /// through the pump. No-op when the program already exited.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn terminate(&self, env: &Env, grace_ms: Option<f64>) -> Result<()> {
         let grace = match grace_ms {
             None => session::DEFAULT_GRACE,
@@ -458,7 +459,7 @@ impl NativeSession {
 
     /// Resolves when no output came for `quietMs` (and no synchronized-output
     /// block is open) or the program exited; `settled` is false on timeout.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn wait_for_settle<'e>(
         &self,
         env: &'e Env,
@@ -480,7 +481,7 @@ impl NativeSession {
 
     /// Resolves with the new output position once output beyond `afterSeq`
     /// was processed, the program exited, or `timeoutMs` passed.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn wait_output<'e>(
         &self,
         env: &'e Env,
@@ -496,12 +497,39 @@ impl NativeSession {
         })
     }
 
+    /// Panics of the screen model the session contained (see `PtyIncident`).
+    #[napi(getter, catch_unwind)]
+    pub fn incidents(&self) -> Vec<PtyIncident> {
+        let Some(session) = &self.session else {
+            return Vec::new();
+        };
+        session
+            .incidents()
+            .into_iter()
+            .map(|i| PtyIncident {
+                message: i.message,
+                seq: i.seq as f64,
+            })
+            .collect()
+    }
+
     /// The captured output of a one-shot run and whether some was omitted.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn captured(&self) -> Option<CapturedOutput> {
         let (output, truncated) = self.session.as_ref()?.captured()?;
         Some(CapturedOutput { output, truncated })
     }
+}
+
+/// A panic of the screen model that the session contained: the session went
+/// on, and the model was rebuilt from the transcript without the output that
+/// caused it.
+#[napi(object)]
+pub struct PtyIncident {
+    /// What happened: the operation, the panic message and its location.
+    pub message: String,
+    /// Output bytes processed when it happened (as `screen().seq`).
+    pub seq: f64,
 }
 
 /// Output kept by a one-shot run.

@@ -71,7 +71,7 @@ pub struct NativeShell {
 impl NativeShell {
     /// A shell that starts on the first run. Throws `ERR_INVALID_ARG` for bad
     /// options.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<Unknown>, how: Option<ShellHow>) -> Result<Self> {
         let options = shell_options(options, how).into_js(&env)?;
         Ok(NativeShell {
@@ -80,13 +80,13 @@ impl NativeShell {
     }
 
     /// The shell's process id while it runs, else `null`.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn pid(&self) -> Option<i32> {
         self.shell.pid()
     }
 
     /// True while a run is in progress.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn busy(&self) -> bool {
         self.shell.busy()
     }
@@ -94,7 +94,7 @@ impl NativeShell {
     /// Runs a command. Throws (synchronously) `ERR_INVALID_ARG`,
     /// `ERR_ALREADY_RUNNING` or `ERR_NOT_RUNNING`; the promise rejects with
     /// `ERR_SPAWN` when the shell cannot start or `cwd` is not a directory.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn run<'e>(
         &self,
         env: &'e Env,
@@ -134,7 +134,7 @@ impl NativeShell {
 
     /// Stops the running command; resolves when its run has finished (at
     /// once when nothing runs).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn abort<'e>(&self, env: &'e Env) -> Result<PromiseRaw<'e, ()>> {
         let shell = self.shell.clone();
         env.spawn_future(async move {
@@ -144,7 +144,7 @@ impl NativeShell {
     }
 
     /// Ends the shell and everything it started; resolves when they are gone.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close<'e>(&self, env: &'e Env) -> Result<PromiseRaw<'e, ()>> {
         let shell = self.shell.clone();
         env.spawn_future(async move {

@@ -20,6 +20,7 @@ use crate::core::tools::registry::{
 };
 use crate::core::tools::{DefinitionFormat, ToolSpec, definitions};
 use crate::error::{IntoJs, js_error};
+use crate::incidents::contain;
 use crate::options::Opts;
 
 type EventPump = ThreadsafeFunction<(), (), Value, Status, false, true>;
@@ -41,7 +42,7 @@ pub struct NativeRegistry {
 #[napi]
 impl NativeRegistry {
     /// A registry; `onEvents(events[])` (optional) receives events in batches.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
         options: Option<Unknown>,
@@ -86,7 +87,12 @@ impl NativeRegistry {
                     .weak::<true>()
                     .build_callback(move |_ctx| {
                         let events = taker.get().map(Registry::take_events).unwrap_or_default();
-                        Ok(Value::Array(events.into_iter().map(event_json).collect()))
+                        let json = || Value::Array(events.into_iter().map(event_json).collect());
+                        Ok(contain(
+                            "delivering tool events",
+                            Value::Array(Vec::new()),
+                            json,
+                        ))
                     })?;
                 Some(Arc::new(PumpListener(tsfn)))
             }
@@ -98,32 +104,32 @@ impl NativeRegistry {
     }
 
     /// Registers a tool (`InteractiveTool`); `ERR_INVALID_ARG` naming the bad field.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn register(&self, env: &Env, tool: Value) -> Result<()> {
         let spec = ToolSpec::from_json(&tool).into_js(env)?;
         self.registry.register(spec).into_js(env)
     }
 
     /// Removes a tool (terminating its running handles); false when unknown.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn unregister(&self, name: String) -> bool {
         self.registry.unregister(&name)
     }
 
     /// Registered tool names.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn names(&self) -> Vec<String> {
         self.registry.names()
     }
 
     /// The tool's input schema (`{ type: 'object', oneOf: [...] }`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn schema(&self, env: &Env, name: String) -> Result<Value> {
         Ok(self.registry.tool(&name).into_js(env)?.schema())
     }
 
     /// Ready-to-send tool definitions for a provider.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn definitions(&self, env: &Env, format: Option<String>) -> Result<Vec<Value>> {
         let format = match format {
             None => DefinitionFormat::default(),
@@ -134,7 +140,7 @@ impl NativeRegistry {
     }
 
     /// Carries out a tool call; resolves with the `ToolState`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn call<'e>(
         &self,
         env: &'e Env,
@@ -149,13 +155,13 @@ impl NativeRegistry {
     }
 
     /// Every handle not yet forgotten.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn list(&self) -> Vec<Value> {
         self.registry.list().iter().map(info_json).collect()
     }
 
     /// Resolves with the handle's state once it stopped (or after `timeoutMs`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn wait<'e>(
         &self,
         env: &'e Env,
@@ -171,7 +177,7 @@ impl NativeRegistry {
     }
 
     /// Terminates every running handle and waits for them.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn abort_all<'e>(&self, env: &'e Env) -> Result<PromiseRaw<'e, ()>> {
         let registry = self.registry.clone();
         env.spawn_future(async move {

@@ -14,9 +14,11 @@
 //! - [`process`]: the process table and tree termination.
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
 //! - [`error`]: the error codes every public failure carries.
+//! - [`guard`]: the panic boundary (contained panics and their reports).
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod guard;
 pub mod keys;
 pub mod process;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -9,16 +9,22 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus};
 use nix::unistd::Pid as NixPid;
 
 use super::output::{ReadEnd, Stream, read_into};
 use super::spawn::Io;
-use super::state::{Command, Shared};
+use super::state::{Command, Inner, Shared};
 use super::sys::{ExitWatch, write_some};
 use super::terminate::Termination;
-use super::{DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, LISTENER_HOLD, TREE_POLL};
-use crate::core::process::{Pid, ProcRef};
+use super::{DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, TREE_POLL};
+
+/// Panics in a row after which the session thread gives up (see [`Loop::run`]).
+const LOOP_PANICS_MAX: u32 = 3;
+use crate::core::guard;
+use crate::core::process::{self, Pid, ProcRef};
+use crate::core::utf8::Utf8Decoder;
 
 /// One descriptor the loop reads output from.
 pub(super) struct Output {
@@ -50,38 +56,91 @@ pub(super) struct Loop {
 impl Loop {
     /// Runs until the program exited and its output was drained (and, after a
     /// termination, its process tree is gone), then publishes the exit.
+    ///
+    /// Each round runs under the panic boundary: a panic in the loop's own
+    /// code is reported and the round tried again; after [`LOOP_PANICS_MAX`]
+    /// in a row the program's tree is killed and the exit published, so
+    /// `exited` always comes.
     pub(super) fn run(mut self) {
         let mut exit_flags = Exit::default();
+        let mut panics = 0;
         loop {
-            let now = Instant::now();
-            if let Some(deadline) = self.deadline
-                && now >= deadline
-            {
-                self.deadline = None;
-                exit_flags.timed_out = true;
-                self.start_termination(DEFAULT_GRACE);
-            }
-            let commands = std::mem::take(&mut self.shared.lock().commands);
-            for command in commands {
-                match command {
-                    Command::Signal(sig) => {
-                        if self.status.is_none() {
-                            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), sig);
+            match guard::catch(|| self.round(&mut exit_flags)) {
+                Ok(true) => break,
+                Ok(false) => panics = 0,
+                Err(incident) => {
+                    panics += 1;
+                    let giving_up = panics >= LOOP_PANICS_MAX;
+                    guard::report(&format!(
+                        "the session thread of pid {} panicked: {}{}",
+                        self.pid,
+                        incident.message,
+                        if giving_up {
+                            "; the program was killed and its exit published"
+                        } else {
+                            ""
                         }
-                    }
-                    Command::Terminate { grace } => {
-                        exit_flags.cancelled = true;
-                        self.start_termination(grace);
+                    ));
+                    if giving_up {
+                        self.give_up(&mut exit_flags);
+                        break;
                     }
                 }
             }
-            self.advance_termination(now);
-            if self.finished(now) {
-                break;
-            }
-            self.poll_once(now);
         }
         self.publish_exit(exit_flags);
+    }
+
+    /// One round of the loop: timeouts, commands, termination, then one
+    /// `poll`. True once the session is finished.
+    fn round(&mut self, flags: &mut Exit) -> bool {
+        let now = Instant::now();
+        if let Some(deadline) = self.deadline
+            && now >= deadline
+        {
+            self.deadline = None;
+            flags.timed_out = true;
+            self.start_termination(DEFAULT_GRACE);
+        }
+        let commands = std::mem::take(&mut self.shared.lock().commands);
+        for command in commands {
+            match command {
+                Command::Signal(sig) => {
+                    if self.status.is_none() {
+                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), sig);
+                    }
+                }
+                Command::Terminate { grace } => {
+                    flags.cancelled = true;
+                    self.start_termination(grace);
+                }
+            }
+        }
+        self.advance_termination(now);
+        if self.finished(now) {
+            return true;
+        }
+        self.poll_once(now);
+        false
+    }
+
+    /// After repeated panics: SIGKILL to the program and its tree, and its
+    /// status collected if it comes within `KILL_WAIT`.
+    fn give_up(&mut self, flags: &mut Exit) {
+        flags.cancelled = true;
+        if self.status.is_some() {
+            return;
+        }
+        let roots: Vec<ProcRef> = self.root.into_iter().collect();
+        let _ = guard::catch(|| process::kill_hard(&roots, &[self.pid], &mut Vec::new()));
+        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
+        let until = Instant::now() + KILL_WAIT;
+        while self.status.is_none() && Instant::now() < until {
+            if guard::catch(|| self.reap()).is_err() {
+                break;
+            }
+            std::thread::sleep(TREE_POLL);
+        }
     }
 
     pub(super) fn finished(&self, now: Instant) -> bool {
@@ -342,26 +401,9 @@ impl Loop {
             let mut reader = self.shared.lock_reader();
             let mut inner = self.shared.lock();
             let inner = &mut *inner;
-            for (output, decoder) in self.outputs.iter().zip(&mut reader.decoders) {
-                // A character cut off by the end of the stream.
-                let mut tail = String::new();
-                decoder.finish(&mut tail);
-                if tail.is_empty() {
-                    continue;
-                }
-                inner.transcript.push(&tail);
-                if inner.sink_output {
-                    inner.outbox.data.push_str(&tail);
-                }
-                if let Some(capture) = &mut inner.capture
-                    && (output.stream != Stream::Stderr || inner.capture_stderr)
-                {
-                    capture.push(&tail);
-                }
-            }
-            if let Some(capture) = &mut inner.capture {
-                capture.finish();
-            }
+            let outputs = &self.outputs;
+            // Whatever happens here, the rest must run: the exit must come.
+            let _ = guard::catch(|| Self::flush_tails(outputs, &mut reader.decoders, inner));
             inner.input_fd = None;
             inner.pty_fd = None;
             inner.queue = VecDeque::new();
@@ -384,5 +426,30 @@ impl Loop {
             sink.wake();
         }
         self.shared.changed.send_modify(|g| *g += 1);
+    }
+
+    /// Flushes characters cut off by the end of each output into the
+    /// transcript, the outbox and the capture, and finishes the capture.
+    fn flush_tails(outputs: &[Output], decoders: &mut [Utf8Decoder], inner: &mut Inner) {
+        for (output, decoder) in outputs.iter().zip(decoders) {
+            // A character cut off by the end of the stream.
+            let mut tail = String::new();
+            decoder.finish(&mut tail);
+            if tail.is_empty() {
+                continue;
+            }
+            inner.transcript.push(&tail);
+            if inner.sink_output {
+                inner.outbox.data.push_str(&tail);
+            }
+            if let Some(capture) = &mut inner.capture
+                && (output.stream != Stream::Stderr || inner.capture_stderr)
+            {
+                capture.push(&tail);
+            }
+        }
+        if let Some(capture) = &mut inner.capture {
+            capture.finish();
+        }
     }
 }

@@ -45,6 +45,7 @@
 
 mod event_loop;
 mod listener;
+mod model;
 mod output;
 mod spawn;
 mod state;
@@ -52,6 +53,7 @@ mod sys;
 mod terminate;
 mod wait;
 
+pub use model::{INCIDENTS_KEPT, INCIDENTS_REPORTED, REPLAY_LIMIT, ScreenIncident};
 pub use spawn::{TERMINAL_IDENTITY_VARS, resolve_program, shell_quote};
 
 use std::path::PathBuf;
@@ -320,7 +322,8 @@ impl Session {
             ));
         };
         set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
-        inner.screen.resize(rows, cols);
+        let inner = &mut *inner;
+        inner.model.resize(rows, cols, &inner.transcript, inner.seq);
         // The program redraws for the new size (SIGWINCH).
         inner.last_activity = Instant::now();
         Ok(())
@@ -359,18 +362,29 @@ impl Session {
     /// A picture of the screen now and the output position it reflects.
     pub fn snapshot(&self) -> (Snapshot, u64) {
         let mut inner = self.lock();
-        let snapshot = inner.screen.snapshot();
+        let inner = &mut *inner;
+        let snapshot = inner.model.snapshot(&inner.transcript, inner.seq);
         (snapshot, inner.seq)
     }
 
     /// The visible text only (cheaper than a snapshot).
     pub fn screen_text(&self) -> String {
-        self.lock().screen.text()
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        inner.model.text(&inner.transcript, inner.seq)
     }
 
     /// The input modes the program turned on (cursor keys, paste).
     pub fn modes(&self) -> Modes {
-        self.lock().screen.modes()
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        inner.model.modes(&inner.transcript, inner.seq)
+    }
+
+    /// Panics of the screen model that the session contained (the first
+    /// [`INCIDENTS_KEPT`]); see `model` for what happens then.
+    pub fn incidents(&self) -> Vec<ScreenIncident> {
+        self.lock().model.incidents().to_vec()
     }
 
     /// Output bytes processed so far.

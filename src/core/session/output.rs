@@ -25,7 +25,12 @@ impl Shared {
             let mut inner = self.lock();
             let inner = &mut *inner;
             match stream {
-                Stream::Terminal => inner.screen.process(&reader.batch, &mut reader.replies),
+                Stream::Terminal => inner.model.process(
+                    &reader.batch,
+                    &mut reader.replies,
+                    &inner.transcript,
+                    inner.seq,
+                ),
                 Stream::Stdout => {}
                 Stream::Stderr => {
                     if let Some(tail) = &mut inner.stderr {

@@ -13,13 +13,13 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize};
 use tokio::sync::watch;
 
 use super::event_loop::{Loop, Output};
+use super::model::Model;
 use super::output::{Capture, Stream};
 use super::state::{Inner, Reader, Shared};
 use super::sys::{ExitWatch, Waker, set_nonblocking};
 use super::{Outbox, PipeOptions, Session, SpawnOptions};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::process::{Pid, ProcRef};
-use crate::core::screen::Screen;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;
 
@@ -71,7 +71,7 @@ impl Session {
         let (outputs, input_fd, pty_fd) = io.descriptors();
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
-                screen: Screen::new(opts.rows, opts.cols, opts.scrollback),
+                model: Model::new(opts.rows, opts.cols, opts.scrollback),
                 transcript: Transcript::new(opts.transcript_limit),
                 seq: 0,
                 last_activity: now,

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use tokio::sync::watch;
 
+use super::model::Model;
 use super::output::Capture;
 use super::sys::Waker;
 use super::{EventSink, Exit, Outbox};
-use crate::core::screen::Screen;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;
 
@@ -56,7 +56,8 @@ pub(super) struct Reader {
 }
 
 pub(super) struct Inner {
-    pub(super) screen: Screen,
+    /// The screen model, behind the panic boundary.
+    pub(super) model: Model,
     pub(super) transcript: Transcript,
     /// Output bytes processed so far.
     pub(super) seq: u64,

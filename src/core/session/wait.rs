@@ -42,11 +42,12 @@ impl Session {
         loop {
             rx.borrow_and_update();
             let (ended, last, synchronized) = {
-                let inner = self.lock();
+                let mut inner = self.lock();
+                let inner = &mut *inner;
                 (
                     inner.exit.is_some(),
                     inner.last_activity,
-                    inner.screen.synchronized(),
+                    inner.model.synchronized(&inner.transcript, inner.seq),
                 )
             };
             if ended {
