@@ -789,3 +789,6 @@ class Process {
 }
 
 module.exports = { PtySession, exec, encodeKeys, Process, Shell, executeShell, ToolRegistry, gitTool }
+
+// Surfaces built on the classes above, each in its own module under lib/.
+module.exports.TaskRunner = require('./lib/tasks.js').TaskRunner
