@@ -1,0 +1,119 @@
+/// <reference lib="dom" />
+// The live terminal panel example (examples/web) in a real browser: Debian's
+// headless Chromium driven by playwright-core (no browser download). Opens the
+// page, starts a task and sees its output, types into a shell tab and sees the
+// answer, resizes the window and sees the program get the new size, and saves
+// a screenshot to test-artifacts/.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { startPanel } from '../examples/web/server.mjs'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts')
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+const available = existsSync(CHROMIUM)
+if (!available && process.env.CI) {
+  // CI installs chromium (.ci/run): there, a missing browser is a failure, not a skip.
+  throw new Error(`${CHROMIUM} is missing; .ci/run installs Debian's chromium package`)
+}
+
+describe.skipIf(!available)(
+  available ? 'web panel in headless Chromium' : `web panel in headless Chromium — skipped: ${CHROMIUM} is not installed (apt-get install chromium)`,
+  () => {
+    let panel: { url: string; close: () => Promise<void> }
+    let context: BrowserContext
+    let page: Page
+    let profile: string
+
+    beforeAll(async () => {
+      panel = await startPanel({ cwd: tmpdir() })
+      profile = mkdtempSync(join(tmpdir(), 'ptypilot-chromium-'))
+      // launchPersistentContext: the fresh profile directory is Chromium's --user-data-dir.
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: FLAGS,
+        viewport: { width: 900, height: 500 },
+      })
+      page = context.pages()[0] ?? (await context.newPage())
+      await page.goto(panel.url)
+      await page.waitForFunction(() => (globalThis as any).panel?.controlling === true)
+    }, 60_000)
+
+    afterAll(async () => {
+      await context?.close()
+      await panel?.close()
+      if (profile) rmSync(profile, { recursive: true, force: true })
+    }, 60_000)
+
+    /** What the active tab's terminal shows (its buffer, rows right-trimmed). */
+    const activeText = () => page.evaluate(() => (globalThis as any).panel.text() as string)
+    const activeTask = () =>
+      page.evaluate(() => {
+        const p = (globalThis as any).panel
+        return p.tasks().find((t: { taskId: string }) => t.taskId === p.active) as {
+          taskId: string
+          name: string
+          state: string
+          cols: number
+          rows: number
+        }
+      })
+
+    it('starts a task, switches to its tab and shows its output as it runs', async () => {
+      await page.click('button[data-preset="build"]')
+      await page.waitForFunction(() => (globalThis as any).panel.active !== null)
+      expect((await activeTask()).name).toBe('build')
+      await page.waitForFunction(() => (globalThis as any).panel.text().includes('build finished'), null, { timeout: 15_000 })
+      const text = await activeText()
+      expect(text).toBe('==> fetch\n==> compile\n==> link\n==> test\nbuild finished')
+      // Rendered on the page, not only in the buffer.
+      await expect.poll(() => page.locator('.terminal-host.active .xterm-rows').innerText()).toContain('build finished')
+      await page.waitForFunction(() => (globalThis as any).panel.tasks()[0].state === 'success')
+      await expect.poll(() => page.locator('.tab.active .state').innerText()).toBe('success')
+    })
+
+    it('types a command into a shell tab and sees the answer; a new task takes the panel', async () => {
+      await page.click('button[data-preset="shell"]')
+      await page.waitForFunction(() => (globalThis as any).panel.tasks().length === 2 && (globalThis as any).panel.active === (globalThis as any).panel.tasks()[1].taskId)
+      expect((await activeTask()).name).toBe('shell')
+      // The prompt ('\w \$ ': '$' or, for root, '#').
+      await page.waitForFunction(() => /[$#]$/.test((globalThis as any).panel.text()), null, { timeout: 15_000 })
+      await page.keyboard.type('echo $((6 * 7)) answers\n')
+      await page.waitForFunction(() => (globalThis as any).panel.text().includes('\n42 answers'), null, { timeout: 15_000 })
+      expect(await activeText()).toMatch(/echo \$\(\(6 \* 7\)\) answers\n42 answers\n/)
+    })
+
+    it('resizes the window and the program gets the new size', async () => {
+      const before = await activeTask()
+      await page.setViewportSize({ width: 640, height: 360 })
+      await page.waitForFunction((cols) => {
+        const p = (globalThis as any).panel
+        return p.tasks().find((t: { taskId: string }) => t.taskId === p.active).cols !== cols
+      }, before.cols)
+      const after = await activeTask()
+      expect(after.cols).toBeLessThan(before.cols)
+      expect(after.rows).toBeLessThan(before.rows)
+      await page.keyboard.type('stty size\n')
+      const expected = `${after.rows} ${after.cols}`
+      await page.waitForFunction((want) => (globalThis as any).panel.text().split('\n').includes(want), expected, {
+        timeout: 15_000,
+      })
+      mkdirSync(ARTIFACTS, { recursive: true })
+      const shot = join(ARTIFACTS, 'web-panel.png')
+      await page.screenshot({ path: shot })
+      expect(statSync(shot).size).toBeGreaterThan(1000)
+    })
+  },
+)
