@@ -908,3 +908,147 @@ export declare class TaskRunner {
   /** Cancels every running task (`await using tasks = new TaskRunner()`). */
   [Symbol.asyncDispose](): Promise<void>
 }
+
+// ---------- key parsing ----------
+
+/**
+ * What a terminal sent for a key: a string (xterm.js `onData`, stdin with an encoding) or the raw
+ * bytes (a `Buffer` or `Uint8Array` from stdin).
+ */
+export type KeyData = string | Uint8Array
+
+/**
+ * The key that `data` stands for, as its canonical id — the name `encodeKeys` and `sendKeys` take,
+ * with modifiers in the order ctrl, alt, shift: `'a'`, `'A'`, `'enter'`, `'ctrl+c'`, `'alt+x'`,
+ * `'shift+tab'`, `'ctrl+shift+left'`, `'pageUp'`, `'f5'`, `'kp5'`. `null` when `data` is not exactly
+ * one key (text of several characters, two keys, a paste marker, a mouse report, malformed bytes);
+ * never throws.
+ *
+ * Reads single bytes and characters (`'\x03'` is `ctrl+c`, `' '` is `space`, `'<'` is `lt`), legacy
+ * escape sequences from one table (xterm CSI and SS3 keys in both cursor modes, modified keys
+ * `ESC [ 1 ; 5 A`, VT220 `ESC [ 5 ~`, rxvt and Linux console forms, application keypad), xterm's
+ * modifyOtherKeys (`ESC [ 27 ; 5 ; 105 ~` is `ctrl+i`), the kitty keyboard protocol (`CSI u`,
+ * `CSI ~`, `CSI 1 ; m X` — see `parseKittySequence`), and any of these after `ESC` (alt).
+ *
+ * `parseKey(encodeKeys([k])) === k` for every canonical name `k` in both cursor modes. Where two keys
+ * send the same bytes in a legacy terminal, the plainer one is returned: `'\t'` is `tab`, not
+ * `ctrl+i`; `'\x01'` is `ctrl+a` (also ctrl+shift+a); `'5'` is `5` (also `kp5`). The kitty protocol
+ * tells them apart (`'\x1b[105;5u'` is `ctrl+i`).
+ *
+ * A shifted letter alone is the capital (`'A'`); with other modifiers the letter stays small
+ * (`'ctrl+shift+a'`, `'alt+shift+a'`). Only ctrl, alt and shift are part of an id (kitty's super,
+ * hyper, meta and the lock keys are not). A kitty report gives the same id for press, repeat and
+ * release; `parseKittySequence` tells which. A few keys only the kitty protocol reports have ids
+ * that `encodeKeys` cannot send: `f13`…`f35`, `capsLock`, `scrollLock`, `numLock`, `printScreen`,
+ * `pause`, `menu`, `kpEqual`, `kpBegin`, the media keys (`mediaPlay` …) and the modifier keys
+ * themselves (`leftShift` …).
+ *
+ * @param kittyProtocolActive the program enabled the kitty keyboard protocol. Then `'\x1b\r'` and
+ *   `'\n'` — what terminals send for shift+enter under it — read as `shift+enter` instead of
+ *   `alt+enter` and `ctrl+j`. Default `false`.
+ *
+ * @example
+ * ```ts
+ * parseKey('\x1b[1;5A')      // 'ctrl+up'
+ * parseKey('\x1bOA')         // 'up' (application cursor mode)
+ * parseKey('\x1b[97;6u')     // 'ctrl+shift+a' (kitty)
+ * parseKey('hello')          // null
+ * ```
+ */
+export declare function parseKey(data: KeyData, kittyProtocolActive?: boolean): string | null
+
+/**
+ * Whether `data` is the key `keyId` names. `keyId` is any spelling `encodeKeys` takes (`'ctrl+c'`,
+ * `'C-c'`, `'Ctrl+C'`, `'pgdn'`, `'shift+a'` or `'A'`). Only ctrl, alt and shift are compared; lock
+ * keys and super/hyper/meta do not prevent a match. A kitty report of a key that is not ASCII also
+ * matches the key at its place on a US layout (ctrl with the Cyrillic `с` matches `'ctrl+c'`); on a
+ * remapped Latin layout (Dvorak) the letter the key types decides. `false` for an unknown key name
+ * or data that is not one key; never throws.
+ */
+export declare function matchesKey(data: KeyData, keyId: string, kittyProtocolActive?: boolean): boolean
+
+/** One key report of the kitty keyboard protocol. */
+export interface KittySequence {
+  /**
+   * The key: its Unicode code point for a character key — always the unshifted key, `97` for both
+   * `a` and `A` — 13 Enter, 9 Tab, 27 Esc, 127 Backspace, or kitty's private-use code for the other
+   * keys (Insert 57348, Delete 57349, Left 57350, Right 57351, Up 57352, Down 57353, Page Up 57354,
+   * Page Down 57355, Home 57356, End 57357, F1 57364 … F35 57398, keypad 0 57399 …).
+   */
+  codepoint: number
+  /** The shifted key, when the program asked for alternate keys (`65` for shift+a). */
+  shiftedKey?: number
+  /** The key at the same place on a US layout, when it differs and alternate keys were asked for. */
+  baseLayoutKey?: number
+  /** Modifier bits, lock bits masked out: shift 1, alt 2, ctrl 4, super 8, hyper 16, meta 32. */
+  modifier: number
+  /** 1 press, 2 repeat, 3 release. */
+  eventType: 1 | 2 | 3
+  /** The text the key produced, when the program asked for associated text. */
+  text?: string
+}
+
+/**
+ * Parses one kitty keyboard protocol key report: `CSI code[:shifted[:base]] [; mods[:event] [; text]] u`,
+ * `CSI n [; mods[:event]] ~`, or `CSI [1 ; mods[:event]] X` with `X` one of `A B C D E F H P Q S`.
+ * `null` for anything else (including two reports in a row); never throws.
+ *
+ * @example
+ * ```ts
+ * parseKittySequence('\x1b[97:65;6:3u') // { codepoint: 97, shiftedKey: 65, modifier: 5, eventType: 3 }
+ * ```
+ */
+export declare function parseKittySequence(data: KeyData): KittySequence | null
+
+/**
+ * Whether `data` is a kitty report of the key `codepoint` with the modifiers `modifier`, given as
+ * bits (shift 1, alt 2, ctrl 4 — kitty's encoded value minus one). Only shift, alt and ctrl are
+ * compared; lock bits are masked. A report's base-layout key matches too, only when the key itself
+ * is not ASCII. `false` when `data` is not a kitty report; never throws.
+ */
+export declare function matchesKittySequence(data: KeyData, codepoint: number, modifier: number): boolean
+
+/**
+ * Whether `data` is exactly one of the legacy escape sequences (xterm, VT220, rxvt, Linux console,
+ * application keypad) of the key `keyName` (any spelling `encodeKeys` takes): `'\x1bOA'` and
+ * `'\x1b[A'` are `up`, `'\x1b[11~'` and `'\x1bOP'` are `f1`. Single bytes and alt (`ESC x`) forms are
+ * not escape sequences: `false`, as for anything else; never throws.
+ */
+export declare function matchesLegacySequence(data: KeyData, keyName: string): boolean
+
+// ---------- shell command fixups ----------
+
+/** What `applyBashFixups` returns. */
+export interface BashFixup {
+  /** The command without its trailing caps; the input itself when nothing was removed. */
+  command: string
+  /** Whether anything was removed. */
+  stripped: boolean
+}
+
+/**
+ * Removes the output caps an agent habitually appends to a shell command, for a runner that merges
+ * stderr into the output and caps the output itself (as `Shell.run` with `maxOutputBytes` does):
+ * a final `| head …` or `| tail …` that is only a count (`-n 20`, `-20`, `--lines=20`, `-c 100`;
+ * repeated, so `| head -20 | tail -5` goes too), and a final `2>&1` when nothing else of the
+ * command's output is redirected. Runs nothing.
+ *
+ * The command is read as bash reads it: a `|` inside quotes, `$(…)`, backticks, `${…}`, a subshell
+ * or a `{ …; }` group is not the end of the command, so `echo 'a | head -5'` stays as it is. It is
+ * left unchanged when in doubt: a here-document, a comment, a `case` block, unbalanced quotes, a
+ * quoted or computed count (`head -n "$N"`), `tail -f`, `tail -n +5`, a file argument, a
+ * redirection, anything after the cap (`| head -5; echo`), or a producer that would not end
+ * without the cap (`yes`, `tail -f`, `watch`, `top`, `ping` without `-c`, `/dev/urandom`,
+ * `while`/`until` loops). Removing a cap lets the producer run to its end (`find / | head -1`
+ * stops early, `find /` does not), so bound the run's time too.
+ *
+ * @example
+ * ```ts
+ * applyBashFixups('npm test 2>&1 | tail -30')   // { command: 'npm test', stripped: true }
+ * applyBashFixups("grep -r 'a|b' . | head -20") // { command: "grep -r 'a|b' .", stripped: true }
+ * applyBashFixups('make > log 2>&1')            // { command: 'make > log 2>&1', stripped: false }
+ * ```
+ *
+ * Throws `ERR_INVALID_ARG` when `command` is not a string.
+ */
+export declare function applyBashFixups(command: string): BashFixup

@@ -792,3 +792,7 @@ module.exports = { PtySession, exec, encodeKeys, Process, Shell, executeShell, T
 
 // Surfaces built on the classes above, each in its own module under lib/.
 module.exports.TaskRunner = require('./lib/tasks.js').TaskRunner
+// Key parsing (parseKey, matchesKey, parseKittySequence, matchesKittySequence,
+// matchesLegacySequence) and applyBashFixups.
+Object.assign(module.exports, require('./lib/keys.js'))
+module.exports.applyBashFixups = require('./lib/bash-fixups.js').applyBashFixups

@@ -1,4 +1,6 @@
-//! `encodeKeys`: key names to the string a terminal would send.
+//! Keys: `encodeKeys` (key names to the string a terminal would send) and
+//! the key parsers (`parseKey`, `matchesKey`, `parseKittySequence`,
+//! `matchesKittySequence`, `matchesLegacySequence`).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -43,4 +45,78 @@ pub fn encode_keys(
     // Valid UTF-8 by construction: escape sequences are ASCII and characters
     // are encoded from `char`s.
     Ok(String::from_utf8(bytes).expect("key sequences are UTF-8"))
+}
+
+/// Key data from JS: a string, or the raw bytes (a `Buffer` from stdin).
+type KeyData = Either<String, Buffer>;
+
+fn bytes_of(data: &KeyData) -> &[u8] {
+    match data {
+        Either::A(text) => text.as_bytes(),
+        Either::B(buffer) => buffer.as_ref(),
+    }
+}
+
+/// The canonical id of the one key `data` stands for (`'ctrl+c'`,
+/// `'shift+tab'`, `'pageUp'`, `'f5'`), or `null`.
+#[napi(js_name = "parseKey", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn parse_key(data: KeyData, kitty_protocol_active: Option<bool>) -> Option<String> {
+    keys::parse_key(bytes_of(&data), kitty_protocol_active.unwrap_or(false))
+}
+
+/// Whether `data` is the key `key_id` names (any spelling `encodeKeys` takes).
+#[napi(js_name = "matchesKey", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn matches_key(data: KeyData, key_id: String, kitty_protocol_active: Option<bool>) -> bool {
+    keys::matches_key(
+        bytes_of(&data),
+        &key_id,
+        kitty_protocol_active.unwrap_or(false),
+    )
+}
+
+/// A key report in the kitty keyboard protocol.
+#[napi(object, object_from_js = false)]
+pub struct KittySequence {
+    /// The key's code point (unshifted), or kitty's code for keys without one.
+    pub codepoint: u32,
+    /// The shifted key (alternate keys flag).
+    pub shifted_key: Option<u32>,
+    /// The key at the same place on a US layout (alternate keys flag).
+    pub base_layout_key: Option<u32>,
+    /// Modifier bits without the locks: shift 1, alt 2, ctrl 4, super 8, hyper 16, meta 32.
+    pub modifier: u32,
+    /// 1 press, 2 repeat, 3 release.
+    pub event_type: u32,
+    /// The text the key produced (associated text flag).
+    pub text: Option<String>,
+}
+
+/// Parses one kitty keyboard protocol key report, or `null`.
+#[napi(js_name = "parseKittySequence", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn parse_kitty_sequence(data: KeyData) -> Option<KittySequence> {
+    keys::parse_kitty_sequence(bytes_of(&data)).map(|seq| KittySequence {
+        codepoint: seq.codepoint,
+        shifted_key: seq.shifted_key,
+        base_layout_key: seq.base_layout_key,
+        modifier: u32::from(seq.modifier),
+        event_type: u32::from(seq.event_type),
+        text: seq.text,
+    })
+}
+
+/// Whether `data` is a kitty report of `codepoint` with `modifier` (bits).
+#[napi(js_name = "matchesKittySequence", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn matches_kitty_sequence(data: KeyData, codepoint: u32, modifier: u32) -> bool {
+    keys::matches_kitty_sequence(bytes_of(&data), codepoint, modifier)
+}
+
+/// Whether `data` is exactly one of the legacy escape sequences of `key_name`.
+#[napi(js_name = "matchesLegacySequence", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn matches_legacy_sequence(data: KeyData, key_name: String) -> bool {
+    keys::matches_legacy_sequence(bytes_of(&data), &key_name)
 }

@@ -227,3 +227,24 @@ fn run_options(options: Unknown) -> CoreResult<RunOptions> {
     run.check()?;
     Ok(run)
 }
+
+/// What `applyBashFixups` returns.
+#[napi(object, object_from_js = false)]
+pub struct BashFixup {
+    /// The command without the trailing caps (the input itself when none).
+    pub command: String,
+    /// Whether anything was removed.
+    pub stripped: bool,
+}
+
+/// Strips trailing `| head …` / `| tail …` caps and a redundant trailing
+/// `2>&1` from a command; runs nothing.
+#[napi(js_name = "applyBashFixups", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn apply_bash_fixups(command: String) -> BashFixup {
+    let fixed = core_shell::apply_bash_fixups(&command);
+    BashFixup {
+        command: fixed.command,
+        stripped: fixed.stripped,
+    }
+}

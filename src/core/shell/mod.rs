@@ -62,15 +62,19 @@
 //! - `markers`: the [`MarkerParser`];
 //! - `tracker`: the [`Tracker`] state machine;
 //! - `driver`: starting a shell and running one command in it;
-//! - `stop`: stopping a command ([`INTERRUPT_GRACE`] steps) and ending a shell.
+//! - `stop`: stopping a command ([`INTERRUPT_GRACE`] steps) and ending a shell;
+//! - `fixups`: [`apply_bash_fixups`], removing the output caps agents append
+//!   to commands (runs nothing).
 
 mod driver;
+mod fixups;
 mod kind;
 mod markers;
 mod script;
 mod stop;
 mod tracker;
 
+pub use fixups::{BashFixup, apply_bash_fixups};
 pub use kind::{ShellKind, check_shell_name};
 pub use markers::{Marker, MarkerParser, Piece};
 pub use script::{check_env, new_nonce, prompt, run_line};
