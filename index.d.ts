@@ -428,6 +428,29 @@ export interface ShellOptions {
   cols?: number
   /** Terminal height, an integer from 2 to 500. @default 24 */
   rows?: number
+  /**
+   * Variables exported in the shell when it starts, after `snapshotPath` was
+   * sourced, so they win over what the snapshot sets (`env`, by contrast, is
+   * the environment the shell process starts with, which the snapshot may
+   * change); `undefined` unsets one. Applied again whenever the shell is
+   * restarted (after `exit`, a kill or a replaced broken shell), unlike a
+   * run's `env` (that command only) or an `export` in a run (lost with the
+   * shell). Names must be shell variable names (`ERR_INVALID_ARG`).
+   */
+  sessionEnv?: Record<string, string | undefined>
+  /**
+   * A shell script sourced (`.`) when the shell starts and whenever it is
+   * restarted — typically a snapshot of a user's shell: its functions,
+   * aliases, options and exports — with its output discarded and stdin from
+   * `/dev/null`. It runs before ptypilot's own settings (no line editing,
+   * history off, the marker prompt), so it cannot undo them, and before
+   * `sessionEnv`. A relative path is relative to `process.cwd()`. A file
+   * that cannot be read fails the first run with `ERR_SPAWN` naming the path
+   * and errno; an error inside the script is not reported (its output is
+   * discarded), and a script that exits the shell fails the run with
+   * `ERR_SPAWN`.
+   */
+  snapshotPath?: string
 }
 
 /** One command for `Shell.run` (and `executeShell`). */
@@ -562,6 +585,10 @@ export declare class Shell {
 export interface ExecuteShellOptions extends ShellRunOptions {
   /** The shell program, as `ShellOptions.shell`. @default 'bash' where installed, else 'sh' */
   shell?: string
+  /** Exported in the fresh shell after the snapshot, as `ShellOptions.sessionEnv`. */
+  sessionEnv?: Record<string, string | undefined>
+  /** Sourced when the fresh shell starts, output discarded, as `ShellOptions.snapshotPath`. */
+  snapshotPath?: string
 }
 
 /**

@@ -185,8 +185,10 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
         e.message = format!("options.{}", e.message);
         e
     })?;
+    let session_env = opts.string_map("sessionEnv")?.unwrap_or_default();
+    let snapshot = opts.string("snapshotPath")?.map(PathBuf::from);
     opts.finish()?;
-    Ok(ShellOptions {
+    let options = ShellOptions {
         shell,
         cwd,
         env: vars,
@@ -195,7 +197,11 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
             .map(|m| m.into_iter().collect()),
         cols,
         rows,
-    })
+        session_env,
+        snapshot,
+    };
+    options.check()?;
+    Ok(options)
 }
 
 fn run_options(options: Unknown) -> CoreResult<RunOptions> {

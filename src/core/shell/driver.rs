@@ -11,7 +11,7 @@ use nix::sys::signal::Signal;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::kind::ShellKind;
+use super::kind::{ShellKind, session_env_script};
 use super::script::{CommandDir, new_nonce, prompt, run_line};
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
 use super::tracker::{Phase, Tracker};
@@ -110,8 +110,20 @@ impl Shell {
         };
         let resolved = session::resolve_program(&program, path_env.as_deref(), &here)?;
         let kind = ShellKind::detect(&resolved);
+        let snapshot = match &self.options.snapshot {
+            Some(path) => Some(readable_file(&here.join(path))?),
+            None => None,
+        };
         let nonce = new_nonce();
         let dir = CommandDir::create(&nonce)?;
+        let env_file = if self.options.session_env.is_empty() {
+            None
+        } else {
+            Some(dir.write_file(
+                "session-env",
+                &session_env_script(&self.options.session_env),
+            )?)
+        };
         // Pagers would wait for keys nobody can send; the caller's env wins.
         let mut env: Vec<(String, Option<String>)> = vec![
             ("PAGER".into(), Some("cat".into())),
@@ -137,7 +149,10 @@ impl Shell {
             ..SpawnOptions::default()
         })?;
         // The terminal keeps these lines until the shell reads them.
-        let _ = session.write(kind.init_lines().as_bytes());
+        let _ = session.write(
+            kind.init_lines(snapshot.as_deref(), env_file.as_deref())
+                .as_bytes(),
+        );
         let name = Path::new(&program)
             .file_name()
             .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
@@ -431,6 +446,23 @@ pub(super) fn resolve_cwd(shell: Pid, cwd: &str) -> Result<String> {
             &std::io::Error::from_raw_os_error(libc::ENOTDIR),
         )),
         Err(e) => Err(Error::spawn("chdir", full.display().to_string(), &e)),
+    }
+}
+
+/// `path` if it is a file this process can read (`ERR_SPAWN` with the
+/// errno and path otherwise): the snapshot is checked before the shell
+/// starts, since the shell's own complaint would be discarded with the
+/// snapshot's output.
+fn readable_file(path: &Path) -> Result<PathBuf> {
+    let file =
+        fs::File::open(path).map_err(|e| Error::spawn("open", path.display().to_string(), &e))?;
+    match file.metadata() {
+        Ok(meta) if meta.is_dir() => Err(Error::spawn(
+            "open",
+            path.display().to_string(),
+            &std::io::Error::from_raw_os_error(libc::EISDIR),
+        )),
+        _ => Ok(path.to_path_buf()),
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::{PS1_KEEP, PS1_VAR};
 use crate::core::error::{Error, Result};
+use crate::core::session::shell_quote;
 
 /// Which dialect of start-up options and settings a shell needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,38 +55,71 @@ impl ShellKind {
         args.iter().map(|&a| a.to_owned()).collect()
     }
 
-    /// The lines typed into a new shell before it is used: echo off, no
-    /// history, no editor, and the marker prompt (taken from [`PS1_VAR`], so
+    /// The lines typed into a new shell before it is used: echo off, the
+    /// snapshot sourced (its output discarded), no history, no editor, the
+    /// session variables, and the marker prompt (taken from [`PS1_VAR`], so
     /// the control characters never travel through the terminal's input).
     ///
     /// Each setting is its own line, so one the shell rejects cannot abort
-    /// the others; the prompt comes last, and its first appearance tells that
-    /// the shell is ready.
-    pub fn init_lines(self) -> String {
-        let mut lines = vec!["stty -echo 2>/dev/null"];
-        match self {
-            ShellKind::Bash => {
-                lines.push("set +o history; unset HISTFILE PROMPT_COMMAND PS0");
-            }
-            ShellKind::Zsh => {
-                lines.push("unsetopt zle prompt_cr prompt_sp 2>/dev/null");
-                // `exit` exits even with background jobs, as in bash and dash.
-                lines.push("unsetopt check_jobs check_running_jobs 2>/dev/null");
-                lines.push("setopt prompt_subst 2>/dev/null; unset HISTFILE RPS1 RPROMPT");
-            }
-            ShellKind::Posix => {
-                lines.push("command set +o emacs 2>/dev/null; command set +o vi 2>/dev/null");
-                lines.push("unset HISTFILE");
-            }
+    /// the others. The snapshot comes before ptypilot's settings, so it
+    /// cannot undo them (turn line editing on, set `PROMPT_COMMAND`); the
+    /// session variables come after it, so they win over it; the prompt
+    /// comes last, and its first appearance tells that the shell is ready.
+    /// `snapshot` and `env_file` are absolute paths.
+    pub fn init_lines(self, snapshot: Option<&Path>, env_file: Option<&Path>) -> String {
+        let source = |path: &Path, redirect: &str| {
+            // `\.`: an alias named `.` (a snapshot may define aliases) is
+            // not expanded for a quoted word.
+            format!("\\. {}{redirect}", shell_quote(&path.to_string_lossy()))
+        };
+        let mut lines = vec!["stty -echo 2>/dev/null".to_owned()];
+        if let Some(path) = snapshot {
+            lines.push(source(path, " >/dev/null 2>&1 </dev/null"));
         }
-        let prompt = format!("{PS1_KEEP}=${PS1_VAR}; unset {PS1_VAR}; PS1=${PS1_KEEP}; PS2=");
+        let own: &[&str] = match self {
+            ShellKind::Bash => &[
+                "set +o history; unset HISTFILE PROMPT_COMMAND PS0",
+                "set +o emacs 2>/dev/null; set +o vi 2>/dev/null",
+            ],
+            ShellKind::Zsh => &[
+                "unsetopt zle prompt_cr prompt_sp 2>/dev/null",
+                // `exit` exits even with background jobs, as in bash and dash.
+                "unsetopt check_jobs check_running_jobs 2>/dev/null",
+                "setopt prompt_subst 2>/dev/null; unset HISTFILE RPS1 RPROMPT",
+                "precmd_functions=(); preexec_functions=(); unfunction precmd preexec 2>/dev/null",
+            ],
+            ShellKind::Posix => &[
+                "command set +o emacs 2>/dev/null; command set +o vi 2>/dev/null",
+                "unset HISTFILE",
+            ],
+        };
+        lines.extend(own.iter().map(|&l| l.to_owned()));
+        if let Some(path) = env_file {
+            lines.push(source(path, " >/dev/null 2>&1"));
+        }
+        lines.push(format!(
+            "{PS1_KEEP}=${PS1_VAR}; unset {PS1_VAR}; PS1=${PS1_KEEP}; PS2="
+        ));
         let mut text = String::new();
-        for line in lines.iter().copied().chain([prompt.as_str()]) {
+        for line in &lines {
             text.push_str(line);
             text.push('\n');
         }
         text
     }
+}
+
+/// The script that sets the session variables (`export NAME='value'`,
+/// `unset NAME`), sourced by the new shell.
+pub fn session_env_script(env: &[(String, Option<String>)]) -> String {
+    let mut text = String::new();
+    for (key, value) in env {
+        match value {
+            Some(value) => text.push_str(&format!("export {key}={}\n", shell_quote(value))),
+            None => text.push_str(&format!("unset {key}\n")),
+        }
+    }
+    text
 }
 
 /// Shells whose language is not POSIX sh: they cannot run the markers.
@@ -135,7 +169,32 @@ mod tests {
             ShellKind::Posix
         );
         assert!(ShellKind::Bash.args().contains(&"--norc".to_owned()));
-        assert!(ShellKind::Posix.init_lines().ends_with("PS2=\n"));
+        assert!(ShellKind::Posix.init_lines(None, None).ends_with("PS2=\n"));
+    }
+
+    #[test]
+    fn init_lines_source_the_snapshot_first_and_the_session_variables_last() {
+        let lines = ShellKind::Bash.init_lines(
+            Some(Path::new("/tmp/my snap.sh")),
+            Some(Path::new("/tmp/d/env")),
+        );
+        let lines: Vec<&str> = lines.lines().collect();
+        assert_eq!(lines[0], "stty -echo 2>/dev/null");
+        assert_eq!(lines[1], "\\. '/tmp/my snap.sh' >/dev/null 2>&1 </dev/null");
+        assert!(lines[2].starts_with("set +o history"));
+        assert_eq!(lines[lines.len() - 2], "\\. /tmp/d/env >/dev/null 2>&1");
+        assert!(lines[lines.len() - 1].starts_with("__ptypilot_ps1="));
+        let plain = ShellKind::Zsh.init_lines(None, None);
+        assert!(!plain.contains("\\."));
+    }
+
+    #[test]
+    fn session_env_script_quotes_values() {
+        let script = session_env_script(&[
+            ("A".into(), Some("it's\n$HOME `x`".into())),
+            ("B".into(), None),
+        ]);
+        assert_eq!(script, "export A='it'\\''s\n$HOME `x`'\nunset B\n");
     }
 
     #[test]

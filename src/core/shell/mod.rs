@@ -123,6 +123,14 @@ pub struct ShellOptions {
     pub cols: u16,
     /// Terminal height.
     pub rows: u16,
+    /// Variables exported (`Some`) or unset (`None`) in the shell once it
+    /// started, after the snapshot: they win over what the snapshot sets.
+    /// Names are shell variable names (see [`check_env`]).
+    pub session_env: Vec<(String, Option<String>)>,
+    /// A file sourced when the shell starts (functions, aliases, options,
+    /// exports of a user's shell), with its output discarded and stdin from
+    /// `/dev/null`. Relative to this process's current directory.
+    pub snapshot: Option<PathBuf>,
 }
 
 impl Default for ShellOptions {
@@ -134,7 +142,26 @@ impl Default for ShellOptions {
             base_env: None,
             cols: 80,
             rows: 24,
+            session_env: Vec::new(),
+            snapshot: None,
         }
+    }
+}
+
+impl ShellOptions {
+    /// Checks what can be checked before the shell starts
+    /// (`ERR_INVALID_ARG` naming the option).
+    pub fn check(&self) -> Result<()> {
+        check_env(&self.session_env, "options.sessionEnv")?;
+        if let Some(path) = &self.snapshot {
+            let text = path.to_string_lossy();
+            if text.is_empty() || text.chars().any(char::is_control) {
+                return Err(Error::invalid_arg(format!(
+                    "options.snapshotPath must be a file path without control characters, got {text:?}"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 

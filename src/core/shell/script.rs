@@ -117,18 +117,23 @@ impl CommandDir {
     }
 
     pub(super) fn write(&self, n: u64, command: &str) -> Result<PathBuf> {
-        let path = self.path.join(format!("cmd-{n}"));
+        let mut text = command.to_owned();
+        // A here-doc delimiter on the last line needs its newline.
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        self.write_file(&format!("cmd-{n}"), &text)
+    }
+
+    /// Writes `text` to a new private file `name` in the directory.
+    pub(super) fn write_file(&self, name: &str, text: &str) -> Result<PathBuf> {
+        let path = self.path.join(name);
         let mut file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(&path)
             .map_err(|e| Error::io(&format!("create {}", path.display()), &e))?;
-        let mut text = command.to_owned();
-        // A here-doc delimiter on the last line needs its newline.
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
         file.write_all(text.as_bytes())
             .map_err(|e| Error::io(&format!("write {}", path.display()), &e))?;
         Ok(path)
