@@ -15,6 +15,7 @@ export type PtypilotErrorCode =
   | 'ERR_UNKNOWN_HANDLE'
   | 'ERR_INVALID_INPUT'
   | 'ERR_LIMIT'
+  | 'ERR_HOST_CRASHED'
 
 /** The shape of errors thrown or rejected by ptypilot. */
 export interface PtypilotError extends Error {
@@ -32,6 +33,14 @@ export interface PtypilotError extends Error {
   screen?: ScreenSnapshot
   /** `waitFor` failure because the program exited: how it exited. */
   exit?: PtyExit
+  /** `ERR_HOST_CRASHED` only: the ids of the handles the isolated host held when it died. */
+  lost?: string[]
+  /** `ERR_HOST_CRASHED` only: the signal that ended the host (`'SIGKILL'`, `'SIGABRT'`), or `null`. */
+  signal?: string | null
+  /** `ERR_HOST_CRASHED` only: the host's exit code when it exited, or `null`. */
+  exitCode?: number | null
+  /** `ERR_UNKNOWN_HANDLE` for a handle that an isolated host lost when it died. */
+  lostInCrash?: boolean
 }
 
 // ---------- PtySession ----------
@@ -679,11 +688,37 @@ export interface HandleInfo {
   exitCode: number | null
 }
 
-/** Registry events, in order per handle: `started`, then `output`s, then `finished`. */
+/**
+ * Registry events, in order per handle: `started`, then `output`s, then `finished` (or
+ * `hostCrashed` when the isolated host holding the handle died).
+ */
 export type ToolEvent =
   | ({ type: 'started' } & HandleInfo)
   | { type: 'output'; id: string; chunk: string }
   | ({ type: 'finished'; durationMs: number } & HandleInfo)
+  | HostCrashedEvent
+
+/**
+ * The isolated host (`isolation: 'process'`) holding handle `id` died: the handle is lost and
+ * its programs were killed; the next call starts a fresh host. One event per handle the host
+ * held; calls pending at that moment reject with `ERR_HOST_CRASHED` and the same `message`.
+ * (Every crash is also reported as a process warning, code `PTYPILOT_HOST_CRASHED`.)
+ */
+export interface HostCrashedEvent {
+  type: 'hostCrashed'
+  /** The lost handle. */
+  id: string
+  /** The host's process id. */
+  hostPid: number | null
+  /** The signal that ended the host (`'SIGKILL'`, `'SIGABRT'`, `'SIGSEGV'`), or `null`. */
+  signal: string | null
+  /** The host's exit code when it exited, or `null`. */
+  exitCode: number | null
+  /** Every handle the host held (later calls naming one reject with `ERR_UNKNOWN_HANDLE`). */
+  lost: string[]
+  /** What happened, naming the signal or exit code and the lost running handles. */
+  message: string
+}
 
 /** Options of `ToolRegistry`. */
 export interface ToolRegistryOptions {
@@ -695,6 +730,21 @@ export interface ToolRegistryOptions {
   maxContentChars?: number
   /** Receives every event; a listener that throws is reported as a process warning. */
   onEvent?: (event: ToolEvent) => void
+  /**
+   * `'process'` runs the registry in a child Node process (the isolated host), so that a native
+   * crash there never takes this process down: same API and results, calls carried over IPC.
+   * When the host dies (crash, SIGKILL, out of memory) its programs are killed (a process that
+   * left their tree too, found by the `PTYPILOT_HOST` token it inherited), pending calls reject
+   * with `ERR_HOST_CRASHED`, `onEvent` gets a `hostCrashed` event, and the next call starts a
+   * fresh host. `[Symbol.asyncDispose]()` also ends the host (a later call starts another); an
+   * idle host does not keep this process alive, and exits with it. @default 'none'
+   */
+  isolation?: 'none' | 'process'
+  /**
+   * With `isolation: 'process'`: how long the host may take to start (then `ERR_TIMEOUT`), or to
+   * answer a ping while calls are pending (then it is killed: `ERR_HOST_CRASHED`). @default 10000
+   */
+  hostTimeoutMs?: number
 }
 
 /**

@@ -525,11 +525,21 @@ class ToolRegistry {
 
   constructor(options) {
     checkOptionsObject(options, 'options')
+    // `isolation: 'process'`: the registry runs in a child process (lib/host.js).
+    if (options && options.isolation !== undefined) {
+      const { isolation, ...rest } = options
+      if (isolation === 'process') {
+        return require('./lib/host.js').isolatedRegistry(options, { ToolRegistry, Process, guarded, invalidArg })
+      }
+      if (isolation !== 'none') throw invalidArg(`options.isolation must be 'none' or 'process', got ${describe(isolation)}`)
+      options = rest
+    }
     const onEvent = options ? options.onEvent : undefined
     checkFunction(onEvent, 'options.onEvent')
     const emit = guarded('onEvent', onEvent)
     const pump = emit === undefined ? undefined : (events) => events.forEach(emit)
-    this.#native = new native.NativeRegistry(options, pump, baseEnv())
+    const firstIds = options ? options[Symbol.for('ptypilot.firstIds')] : undefined
+    this.#native = new native.NativeRegistry(options, pump, baseEnv(), firstIds ? firstIds.h : undefined)
   }
 
   register(tool) {

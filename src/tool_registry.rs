@@ -42,12 +42,15 @@ pub struct NativeRegistry {
 #[napi]
 impl NativeRegistry {
     /// A registry; `onEvents(events[])` (optional) receives events in batches.
+    /// `firstId`: the number of the first handle id (an isolated host after a
+    /// crash starts past the lost ones).
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
         options: Option<Unknown>,
         on_events: Option<Function<'_, Value, ()>>,
         base_env: Option<std::collections::HashMap<String, String>>,
+        first_id: Option<f64>,
     ) -> Result<Self> {
         let mut opts = Opts::new(options, "options").into_js(&env)?;
         let cwd = opts.string("cwd").into_js(&env)?;
@@ -75,6 +78,7 @@ impl NativeRegistry {
             max_handles: max_handles.map_or(defaults.max_handles, |n| n as usize),
             max_content_chars: max_content.map_or(defaults.max_content_chars, |n| n as usize),
             base_env: base_env.map(|m| m.into_iter().collect()),
+            first_id: first_id.map_or(1, |n| n.clamp(1.0, 1.0e15) as u64),
         };
         let slot: Arc<std::sync::OnceLock<Registry>> = Arc::new(std::sync::OnceLock::new());
         let listener: Option<Arc<dyn EventListener>> = match on_events {

@@ -50,6 +50,10 @@ pub struct RegistryOptions {
     pub max_content_chars: usize,
     /// The environment programs inherit (default: this process's).
     pub base_env: Option<Vec<(String, String)>>,
+    /// The number of the first handle id (`h<first_id>`); a fresh isolated
+    /// host after a crash starts past the ids of the one that died, so a lost
+    /// id never names a new handle.
+    pub first_id: u64,
 }
 
 impl Default for RegistryOptions {
@@ -59,6 +63,7 @@ impl Default for RegistryOptions {
             max_handles: DEFAULT_MAX_HANDLES,
             max_content_chars: super::DEFAULT_MAX_CONTENT_CHARS,
             base_env: None,
+            first_id: 1,
         }
     }
 }
@@ -247,7 +252,7 @@ impl Registry {
                 inner: Mutex::new(Inner {
                     tools: BTreeMap::new(),
                     handles: Vec::new(),
-                    next_id: 1,
+                    next_id: options.first_id.max(1),
                     started: Vec::new(),
                 }),
                 options,

@@ -1,0 +1,291 @@
+// The isolated host (`new ToolRegistry({ isolation: 'process' })`): the same
+// API and results as the in-process registry, events in order, and crash
+// isolation — a host killed or aborted mid-session rejects the pending calls
+// with ERR_HOST_CRASHED naming the lost handles, leaves no program running
+// (a setsid grandchild included), and the next call works on a fresh host.
+import { describe, it, expect, afterEach, vi } from 'vitest'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { Process, ToolRegistry, gitTool, type ToolEvent, type ToolState } from '../index.js'
+import { alive } from './helpers'
+
+const shTool = {
+  name: 'sh',
+  description: 'A shell command line in a terminal.',
+  commands: [
+    { name: 'run', program: ['sh', '-c'], acceptsInput: true, settleMs: 200 },
+    { name: 'pipe', program: ['sh', '-c'], pty: false },
+  ],
+}
+
+/** Pids of the host processes that are children of this process. */
+function hostPids(): number[] {
+  const me = Process.fromPid(process.pid)
+  if (me === null) return []
+  return me
+    .children()
+    .filter((c) => c.status() === 'running' && c.args().some((a) => a.endsWith('host-process.js')))
+    .map((c) => c.pid)
+}
+
+/** The one host started since `before` was taken. */
+async function newHost(before: number[]): Promise<number> {
+  let pid = 0
+  await vi.waitFor(() => {
+    const fresh = hostPids().filter((p) => !before.includes(p))
+    expect(fresh).toHaveLength(1)
+    pid = fresh[0]
+  })
+  return pid
+}
+
+function content(state: ToolState): string {
+  if (state.state === 'running') return (state.content ?? '').trimEnd()
+  return (state.result.ok ? state.result.content : state.result.error.message).trimEnd()
+}
+
+function pidsIn(text: string, name: string): number {
+  const m = new RegExp(`${name}=(\\d+)`).exec(text)
+  if (m === null) throw new Error(`no ${name}= in ${JSON.stringify(text)}`)
+  return Number(m[1])
+}
+
+async function expectGone(pids: number[]) {
+  await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 5000 })
+}
+
+/** A shell that starts a setsid grandchild (its own session) and reports both pids. */
+const TREE = 'setsid sh -c "echo GC=\\$\\$; exec sleep 1000" & echo P=$$; read line; echo "got $line"; sleep 1000'
+
+const registries: ToolRegistry[] = []
+function isolated(options: ConstructorParameters<typeof ToolRegistry>[0] = {}) {
+  const registry = new ToolRegistry({ isolation: 'process', ...options })
+  registries.push(registry)
+  return registry
+}
+
+afterEach(async () => {
+  delete process.env.PTYPILOT_HOST_TEST_ABORT_ON
+  delete process.env.PTYPILOT_HOST_TEST_HANG
+  await Promise.all(registries.splice(0).map((r) => r[Symbol.asyncDispose]()))
+})
+
+describe('isolated host: same API and results', () => {
+  it('answers names, schema and definitions as the in-process registry does', () => {
+    const here = new ToolRegistry()
+    const there = isolated()
+    expect(there).toBeInstanceOf(ToolRegistry)
+    for (const r of [here, there]) {
+      r.register(gitTool())
+      r.register(shTool)
+    }
+    expect(there.names()).toEqual(here.names())
+    expect(there.schema('git')).toEqual(here.schema('git'))
+    expect(there.definitions('openai')).toEqual(here.definitions('openai'))
+    expect(there.definitions()).toEqual(here.definitions())
+    // Validation errors are thrown at once, with the same code and message.
+    const bad = { name: 'bad tool!', commands: [] }
+    expect(() => here.register(bad)).toThrow()
+    let err: any
+    try {
+      there.register(bad)
+    } catch (e) {
+      err = e
+    }
+    expect(err?.code).toBe('ERR_INVALID_ARG')
+    expect(() => here.register(bad)).toThrow(err.message)
+    expect(there.unregister('git')).toBe(true)
+    expect(there.unregister('git')).toBe(false)
+    expect(there.names()).toEqual(['sh'])
+  })
+
+  it('rejects bad options as the in-process registry does', () => {
+    expect(() => new ToolRegistry({ isolation: 'thread' } as any)).toThrow(/isolation must be 'none' or 'process'/)
+    expect(() => new ToolRegistry({ isolation: 'process', maxHandles: 0 })).toThrow(/maxHandles/)
+    expect(() => new ToolRegistry({ isolation: 'process', hostTimeoutMs: -1 })).toThrow(/hostTimeoutMs/)
+    const plain = new ToolRegistry({ isolation: 'none' })
+    expect(plain.names()).toEqual([])
+  })
+
+  it('runs calls in the host: same states, same errors, list and events in order', async () => {
+    const events: ToolEvent[] = []
+    const here = new ToolRegistry()
+    const there = isolated({ onEvent: (e) => events.push(e) })
+    here.register(shTool)
+    there.register(shTool)
+    const script = 'echo ready; read x; echo "got $x"'
+    const a = await here.call('sh', { action: 'spawn', command: 'run', args: [script] })
+    const b = await there.call('sh', { action: 'spawn', command: 'run', args: [script] })
+    expect(b).toEqual(a)
+    expect(there.list().map((h) => [h.id, h.tool, h.command, h.state])).toEqual([['h1', 'sh', 'run', 'running']])
+    const hostPid = hostPids()
+    expect(hostPid).toHaveLength(1)
+    // The program runs under the host, not under this process.
+    expect(Process.fromPid(there.list()[0].pid!)?.ppid).toBe(hostPid[0])
+    expect(await there.call('sh', { action: 'apply', id: b.id, input: 'yes<enter>' })).toEqual(
+      await here.call('sh', { action: 'apply', id: a.id, input: 'yes<enter>' }),
+    )
+    expect(await there.call('sh', { action: 'spawn', command: 'pipe', args: ['echo piped'] })).toEqual(
+      await here.call('sh', { action: 'spawn', command: 'pipe', args: ['echo piped'] }),
+    )
+    for (const input of [
+      ['nope', { action: 'fetch', id: 'h1' }],
+      ['sh', { action: 'fetch', id: 'h42' }],
+      ['sh', { action: 'spawn', command: 'nope' }],
+      ['sh', { action: 'apply', id: 'h3' }],
+      ['sh', 'not json'],
+      ['sh', [1, 2]],
+    ] as const) {
+      const mine = await here.call(input[0], input[1]).catch((e) => e)
+      const theirs = await there.call(input[0], input[1]).catch((e) => e)
+      expect(theirs).toBeInstanceOf(Error)
+      expect({ code: theirs.code, message: theirs.message }).toEqual({ code: mine.code, message: mine.message })
+    }
+    expect(await there.wait('h1', { timeoutMs: 100 }).catch((e) => e.code)).toBe('ERR_UNKNOWN_HANDLE')
+    // Events: started, output..., finished for each handle, in that order.
+    await vi.waitFor(() => expect(events.filter((e) => e.type === 'finished')).toHaveLength(2))
+    for (const id of ['h1', 'h2']) {
+      const mine = events.filter((e) => e.id === id)
+      expect(mine[0].type).toBe('started')
+      expect(mine[mine.length - 1].type).toBe('finished')
+      expect(mine.slice(1, -1).every((e) => e.type === 'output')).toBe(true)
+    }
+    const output = events.filter((e): e is Extract<ToolEvent, { type: 'output' }> => e.type === 'output' && e.id === 'h1')
+    expect(output.map((e) => e.chunk).join('')).toContain('got yes')
+    await vi.waitFor(() => expect(there.list()).toEqual([]))
+    await here.abortAll()
+  })
+
+  it('carries many concurrent calls and keeps each reply with its call', async () => {
+    const there = isolated()
+    there.register(shTool)
+    const states = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => there.call('sh', { action: 'spawn', command: 'pipe', args: [`echo call-${i}`] })),
+    )
+    states.forEach((s, i) => expect(content(s)).toBe(`call-${i}`))
+    expect(new Set(states.map((s) => s.id)).size).toBe(12)
+  })
+})
+
+describe('isolated host: crashes', () => {
+  it('a SIGKILLed host rejects pending calls with ERR_HOST_CRASHED, leaves nothing running, and the next call works', async () => {
+    const events: ToolEvent[] = []
+    const before = hostPids()
+    const registry = isolated({ onEvent: (e) => events.push(e) })
+    registry.register(shTool)
+    const host = await newHost(before)
+    const first = await registry.call('sh', { action: 'spawn', command: 'run', args: [TREE] })
+    const text = content(first)
+    const parent = pidsIn(text, 'P')
+    const grandchild = pidsIn(text, 'GC')
+    expect(alive(parent) && alive(grandchild)).toBe(true)
+    // The grandchild left the session (setsid): no pty hangup reaches it.
+    expect(Process.fromPid(grandchild)!.groupId()).not.toBe(Process.fromPid(parent)!.groupId())
+
+    const pending = registry.call('sh', { action: 'spawn', command: 'run', args: ['echo second; sleep 1000'] })
+    await vi.waitFor(() => expect(registry.list()).toHaveLength(2))
+    const second = registry.list()[1]
+    process.kill(host, 'SIGKILL')
+    const err: any = await pending.catch((e) => e)
+    expect(err.code).toBe('ERR_HOST_CRASHED')
+    expect(err.signal).toBe('SIGKILL')
+    expect(err.lost).toEqual(['h1', 'h2'])
+    expect(err.message).toContain(`pid ${host}`)
+    expect(err.message).toContain('SIGKILL')
+    expect(err.message).toContain('h1 (sh run)')
+    expect(err.message).toContain('h2 (sh run)')
+    const crashed = events.filter((e) => e.type === 'hostCrashed')
+    expect(crashed.map((e) => e.id)).toEqual(['h1', 'h2'])
+    expect(crashed[0]).toMatchObject({ hostPid: host, signal: 'SIGKILL', exitCode: null, lost: ['h1', 'h2'], message: err.message })
+    // No program survives, the grandchild in its own session included.
+    await expectGone([parent, grandchild, second.pid!, host])
+    expect(registry.list()).toEqual([])
+
+    // A lost handle says so.
+    const lost: any = await registry.call('sh', { action: 'apply', id: 'h1', input: 'x<enter>' }).catch((e) => e)
+    expect(lost.code).toBe('ERR_UNKNOWN_HANDLE')
+    expect(lost.message).toMatch(/h1 was lost when the isolated host was killed by SIGKILL/)
+    // The next call starts a fresh host; ids do not repeat the lost ones.
+    const fresh = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo fresh'] })
+    expect(fresh.id).toBe('h3')
+    expect(content(fresh)).toBe('fresh')
+    const hosts = hostPids()
+    expect(hosts).toHaveLength(1)
+    expect(hosts[0]).not.toBe(host)
+  })
+
+  it('a host whose addon aborts mid-session (test switch) is a crash too; the test process is unharmed', async () => {
+    process.env.PTYPILOT_HOST_TEST_ABORT_ON = 'ABORT-NOW'
+    const registry = isolated()
+    registry.register(shTool)
+    const state = await registry.call('sh', {
+      action: 'spawn',
+      command: 'run',
+      args: ['echo P=$$; read x; printf "%s-%s\\n" ABORT NOW; sleep 1000'],
+    })
+    const program = pidsIn(content(state), 'P')
+    const err: any = await registry.call('sh', { action: 'apply', id: state.id, input: 'go<enter>' }).catch((e) => e)
+    expect(err.code).toBe('ERR_HOST_CRASHED')
+    expect(err.signal).toBe('SIGABRT')
+    expect(err.lost).toEqual([state.id])
+    await expectGone([program])
+    delete process.env.PTYPILOT_HOST_TEST_ABORT_ON
+    const again = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo after'] })
+    expect(content(again)).toBe('after')
+    expect(process.exitCode ?? 0).toBe(0)
+  })
+
+  it('a host that does not start in time is killed with ERR_TIMEOUT; the next call starts one that does', async () => {
+    process.env.PTYPILOT_HOST_TEST_HANG = 'start'
+    const before = hostPids()
+    const registry = isolated({ hostTimeoutMs: 300 })
+    registry.register(shTool)
+    const host = await newHost(before)
+    delete process.env.PTYPILOT_HOST_TEST_HANG
+    const err: any = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] }).catch((e) => e)
+    expect(err.code).toBe('ERR_TIMEOUT')
+    expect(err.message).toMatch(/did not start within 300 ms/)
+    await expectGone([host])
+    const ok = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] })
+    expect(content(ok)).toBe('hi')
+  })
+
+  it('a host that stops answering is killed and its calls reject with ERR_HOST_CRASHED', async () => {
+    process.env.PTYPILOT_HOST_TEST_HANG = 'call'
+    const before = hostPids()
+    const registry = isolated({ hostTimeoutMs: 400 })
+    registry.register(shTool)
+    const host = await newHost(before)
+    delete process.env.PTYPILOT_HOST_TEST_HANG
+    const err: any = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] }).catch((e) => e)
+    expect(err.code).toBe('ERR_HOST_CRASHED')
+    expect(err.message).toMatch(/stopped answering for 400 ms and was killed/)
+    await expectGone([host])
+    expect(content(await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] }))).toBe('hi')
+  })
+
+  it('when the agent process dies, the host kills what it started and exits', async () => {
+    const agent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { ToolRegistry } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+         const r = new ToolRegistry({ isolation: 'process' })
+         r.register(${JSON.stringify(shTool)})
+         r.call('sh', { action: 'spawn', command: 'run', args: [${JSON.stringify(TREE)}] })
+           .then((s) => { console.log(JSON.stringify(s)); setInterval(() => {}, 1000) })`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    agent.stdout.on('data', (d) => (out += d))
+    await vi.waitFor(() => expect(out).toContain('GC='), { timeout: 20000 })
+    const state = JSON.parse(out) as ToolState
+    const parent = pidsIn(content(state), 'P')
+    const grandchild = pidsIn(content(state), 'GC')
+    const host = Process.fromPid(parent)!.ppid
+    expect(alive(grandchild)).toBe(true)
+    agent.kill('SIGKILL')
+    await expectGone([host, parent, grandchild])
+  })
+})
