@@ -741,10 +741,15 @@ export interface ToolRegistryOptions {
    */
   isolation?: 'none' | 'process'
   /**
-   * With `isolation: 'process'`: how long the host may take to start (then `ERR_TIMEOUT`), or to
-   * answer a ping while calls are pending (then it is killed: `ERR_HOST_CRASHED`). @default 10000
+   * With `isolation: 'process'`: how long the host may take to answer a ping while calls are
+   * pending; one that does not is killed and its calls reject with `ERR_HOST_CRASHED`. @default 10000
    */
   hostTimeoutMs?: number
+  /**
+   * With `isolation: 'process'`: how long a host may take to start; one that does not is killed
+   * and the calls waiting for it reject with `ERR_TIMEOUT`. @default 10000
+   */
+  hostStartTimeoutMs?: number
 }
 
 /**

@@ -103,6 +103,7 @@ describe('isolated host: same API and results', () => {
     expect(() => new ToolRegistry({ isolation: 'thread' } as any)).toThrow(/isolation must be 'none' or 'process'/)
     expect(() => new ToolRegistry({ isolation: 'process', maxHandles: 0 })).toThrow(/maxHandles/)
     expect(() => new ToolRegistry({ isolation: 'process', hostTimeoutMs: -1 })).toThrow(/hostTimeoutMs/)
+    expect(() => new ToolRegistry({ isolation: 'process', hostStartTimeoutMs: 'soon' as any })).toThrow(/hostStartTimeoutMs/)
     const plain = new ToolRegistry({ isolation: 'none' })
     expect(plain.names()).toEqual([])
   })
@@ -238,13 +239,14 @@ describe('isolated host: crashes', () => {
   it('a host that does not start in time is killed with ERR_TIMEOUT; the next call starts one that does', async () => {
     process.env.PTYPILOT_HOST_TEST_HANG = 'start'
     const before = hostPids()
-    const registry = isolated({ hostTimeoutMs: 300 })
+    // Long enough for a fresh host to start on a loaded machine.
+    const registry = isolated({ hostStartTimeoutMs: 2000 })
     registry.register(shTool)
     const host = await newHost(before)
     delete process.env.PTYPILOT_HOST_TEST_HANG
     const err: any = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] }).catch((e) => e)
     expect(err.code).toBe('ERR_TIMEOUT')
-    expect(err.message).toMatch(/did not start within 300 ms/)
+    expect(err.message).toMatch(/did not start within 2000 ms/)
     await expectGone([host])
     const ok = await registry.call('sh', { action: 'spawn', command: 'pipe', args: ['echo hi'] })
     expect(content(ok)).toBe('hi')

@@ -35,8 +35,9 @@
 // for each handle the host held (and a process warning reports it), and
 // the next call starts a fresh host; a later call naming a lost handle gets
 // `ERR_UNKNOWN_HANDLE` saying it was lost in the crash. A host that does not
-// start within `hostTimeoutMs` is killed (`ERR_TIMEOUT`); one that stops
-// answering pings for that long while calls are pending is killed as crashed.
+// start within `hostStartTimeoutMs` is killed (`ERR_TIMEOUT`); one that stops
+// answering pings for `hostTimeoutMs` while calls are pending is killed as
+// crashed.
 //
 // Nothing the host started may outlive it. The addon starts programs with
 // posix_spawn in a new session, so a parent-death signal cannot be set in
@@ -183,7 +184,8 @@ function describeExit(exitCode, signalName) {
  * replies, pings it while requests are pending, and reports its death.
  */
 class HostProcess {
-  #timeoutMs
+  /** `{ start, answer }`: ms to become ready, and to answer a ping. */
+  #timeouts
   #hooks
   #child = null
   /** 'starting' until the host said it is ready, then 'ready'. */
@@ -206,8 +208,8 @@ class HostProcess {
    * awaited after an unexpected death and returns the error for the pending
    * calls.
    */
-  constructor(timeoutMs, hooks) {
-    this.#timeoutMs = timeoutMs
+  constructor(timeouts, hooks) {
+    this.#timeouts = timeouts
     this.#hooks = hooks
   }
 
@@ -352,7 +354,7 @@ class HostProcess {
       child.channel?.unref?.()
     }
     if (busy && this.#timer === null) {
-      const period = Math.max(10, Math.min(1000, Math.floor(this.#timeoutMs / 4)))
+      const period = Math.max(10, Math.min(1000, Math.floor(Math.min(this.#timeouts.start, this.#timeouts.answer) / 4)))
       this.#timer = setInterval(() => this.#watch(), period)
       this.#timer.unref()
     } else if (!busy && this.#timer !== null) {
@@ -367,9 +369,9 @@ class HostProcess {
     if (child === null || this.#killedFor !== null) return
     const now = Date.now()
     if (this.#state === 'starting') {
-      if (now - this.#startedAt > this.#timeoutMs) this.#kill('start')
+      if (now - this.#startedAt > this.#timeouts.start) this.#kill('start')
     } else if (this.#pingSince !== 0) {
-      if (now - this.#pingSince > this.#timeoutMs) this.#kill('hang')
+      if (now - this.#pingSince > this.#timeouts.answer) this.#kill('hang')
     } else if (child.connected) {
       this.#pingSince = now
       try {
@@ -402,7 +404,6 @@ class HostProcess {
       reason: this.#killedFor,
       stderr: this.#stderr.trim(),
       token,
-      timeoutMs: this.#timeoutMs,
     }
     let error
     try {
@@ -444,9 +445,17 @@ const ID = /^([A-Za-z_-]*)(\d+)$/
  */
 function isolatedRegistry(options, deps) {
   const { ToolRegistry, Process, guarded, invalidArg, isToolSet, toolSetData } = deps
-  const { isolation, hostTimeoutMs = DEFAULT_HOST_TIMEOUT_MS, onEvent, ...registryOptions } = options
-  if (typeof hostTimeoutMs !== 'number' || !Number.isFinite(hostTimeoutMs) || hostTimeoutMs < 10) {
-    throw invalidArg(`options.hostTimeoutMs must be a number of milliseconds of at least 10, got ${String(hostTimeoutMs)}`)
+  const {
+    isolation,
+    hostTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
+    hostStartTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
+    onEvent,
+    ...registryOptions
+  } = options
+  for (const [key, value] of [['hostTimeoutMs', hostTimeoutMs], ['hostStartTimeoutMs', hostStartTimeoutMs]]) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 10) {
+      throw invalidArg(`options.${key} must be a number of milliseconds of at least 10, got ${String(value)}`)
+    }
   }
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw invalidArg(`options.onEvent must be a function, got ${typeof onEvent}`)
@@ -486,7 +495,7 @@ function isolatedRegistry(options, deps) {
     for (const id of trees.keys()) if (!live.has(id)) trees.delete(id)
   }
 
-  const host = new HostProcess(hostTimeoutMs, {
+  const host = new HostProcess({ start: hostStartTimeoutMs, answer: hostTimeoutMs }, {
     init: () => ({
       t: 'init',
       options: registryOptions,
@@ -509,9 +518,9 @@ function isolatedRegistry(options, deps) {
       const known = [...trees.values()]
       trees.clear()
       const how = info.reason === 'hang'
-        ? `stopped answering for ${info.timeoutMs} ms and was killed`
+        ? `stopped answering for ${hostTimeoutMs} ms and was killed`
         : info.reason === 'start'
-          ? `did not start within ${info.timeoutMs} ms and was killed`
+          ? `did not start within ${hostStartTimeoutMs} ms and was killed`
           : describeExit(info.exitCode, info.signal)
       const survivors = killSurvivors(info.token, known)
       await waitGone(survivors, 2000)
@@ -521,7 +530,7 @@ function isolatedRegistry(options, deps) {
       for (const h of was) lost.set(h.id, how)
       const running = was.filter((h) => h.state === 'running')
       if (info.reason === 'start' && was.length === 0) {
-        return codedError('ERR_TIMEOUT', `the isolated host (pid ${info.pid}) did not start within ${info.timeoutMs} ms; it was killed`)
+        return codedError('ERR_TIMEOUT', `the isolated host (pid ${info.pid}) did not start within ${hostStartTimeoutMs} ms; it was killed`)
       }
       const lostText = running.length === 0
         ? 'no handle was running'
