@@ -90,8 +90,23 @@ enum State {
     CsiIgnore,
     /// Inside an OSC string (BEL or ST ends it).
     Osc,
-    /// Inside a DCS, SOS, PM or APC string (only ST ends it).
+    /// In the header of a DCS before its final byte, as `vte` follows it:
+    /// at its start, in the parameters, or in the intermediates.
+    DcsHeader(DcsPart),
+    /// In the body of a DCS: ST ends it, and so does a raw 0x9C byte (as in
+    /// `vte`).
+    DcsBody,
+    /// Inside an SOS, PM or APC string, or a DCS with a malformed header
+    /// (only ESC, CAN or SUB end it).
     String,
+}
+
+/// Where in a DCS header the scanner is (see [`State::DcsHeader`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DcsPart {
+    Entry,
+    Params,
+    Intermediates,
 }
 
 /// Parameters of the CSI sequence being scanned.
@@ -282,6 +297,18 @@ impl Compat {
                             .iter()
                             .position(|&b| b < 0x20 || b == 0x7f)
                             .unwrap_or(bytes.len() - i);
+                        // Up to the next VS16, which needs a look.
+                        let n = match find_vs16(&bytes[i..i + n]) {
+                            Some(0) => {
+                                self.vs16(&mut run, i);
+                                self.printed = true;
+                                self.utf8_pending = 0;
+                                i += VS16.len();
+                                continue;
+                            }
+                            Some(k) => k,
+                            None => n,
+                        };
                         if n > 0 {
                             self.printed = true;
                             self.utf8_pending = 0;
@@ -305,10 +332,22 @@ impl Compat {
                     0x40..=0x7e => self.state = State::Ground,
                     _ => self.in_sequence_control(i, b),
                 },
-                State::Osc | State::String => {
+                State::DcsHeader(part) => match (part, b) {
+                    (_, 0x20..=0x2f) => self.state = State::DcsHeader(DcsPart::Intermediates),
+                    (DcsPart::Entry, 0x30..=0x3f) | (DcsPart::Params, 0x30..=0x3b) => {
+                        self.state = State::DcsHeader(DcsPart::Params)
+                    }
+                    // A malformed header: the string is ignored to its end.
+                    (_, 0x30..=0x3f) => self.state = State::String,
+                    (_, 0x40..=0x7e) => self.state = State::DcsBody,
+                    _ => self.in_sequence_control(i, b),
+                },
+                State::Osc | State::String | State::DcsBody => {
                     let osc = self.state == State::Osc;
+                    let dcs = self.state == State::DcsBody;
                     match b {
                         0x07 if osc => self.state = State::Ground,
+                        0x9c if dcs => self.state = State::Ground,
                         0x18 | 0x1a => self.state = State::Ground,
                         0x1b => self.enter_escape(i, false),
                         _ => {
@@ -316,7 +355,9 @@ impl Compat {
                             let n = bytes[i..]
                                 .iter()
                                 .position(|&b| {
-                                    matches!(b, 0x18 | 0x1a | 0x1b) || (osc && b == 0x07)
+                                    matches!(b, 0x18 | 0x1a | 0x1b)
+                                        || (osc && b == 0x07)
+                                        || (dcs && b == 0x9c)
                                 })
                                 .unwrap_or(bytes.len() - i);
                             i += n.max(1);
@@ -393,6 +434,12 @@ impl Compat {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
                 self.printed = true;
             }
+            0xef if run.bytes[i..].starts_with(VS16) => {
+                self.vs16(run, i);
+                // Its other bytes are continuation bytes, passed over above.
+                self.utf8_pending = 2;
+                self.printed = true;
+            }
             _ => {
                 self.utf8_pending = match b {
                     0xc0..=0xdf => 1,
@@ -439,6 +486,18 @@ impl Compat {
         }
     }
 
+    /// A VS16 (U+FE0F, emoji presentation) starts at `i`. vt100 widens a
+    /// narrow character it follows to two columns (and panics when that
+    /// character is in the last column); xterm keeps it one column wide,
+    /// so the selector is left out where it would widen.
+    fn vs16(&mut self, run: &mut Run<'_, '_>, i: usize) {
+        run.flush_to(i);
+        self.resolve_insert(run);
+        if vs16_widens(run.parser.screen()) {
+            run.skip(i + VS16.len());
+        }
+    }
+
     /// Removes the cell `print` made room for but a narrow (or zero-width)
     /// character did not use.
     fn resolve_insert(&mut self, run: &mut Run<'_, '_>) {
@@ -467,7 +526,8 @@ impl Compat {
                 self.state = State::Csi;
             }
             b']' => self.state = State::Osc,
-            b'P' | b'X' | b'^' | b'_' => self.state = State::String,
+            b'P' => self.state = State::DcsHeader(DcsPart::Entry),
+            b'X' | b'^' | b'_' => self.state = State::String,
             0x30..=0x7e => {
                 self.state = State::Ground;
                 self.esc_dispatch(run, i, b);
@@ -787,6 +847,51 @@ impl Compat {
     }
 }
 
+/// U+FE0F VARIATION SELECTOR-16 in UTF-8.
+const VS16: &[u8] = "\u{fe0f}".as_bytes();
+
+/// Where the first VS16 in `bytes` starts.
+fn find_vs16(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(k) = memchr::memchr(VS16[0], &bytes[at..]) {
+        if bytes[at + k..].starts_with(VS16) {
+            return Some(at + k);
+        }
+        at += k + 1;
+    }
+    None
+}
+
+/// True when vt100, given a VS16 now, would make the cell it joins two
+/// columns wide: the cell before the cursor (the first half of a wide
+/// one) holds a narrow character that has an emoji presentation.
+fn vs16_widens(screen: &vt100::Screen) -> bool {
+    use unicode_width::UnicodeWidthStr;
+    let (row, col) = screen.cursor_position();
+    let Some(mut base) = col.checked_sub(1) else {
+        return false;
+    };
+    if base > 0
+        && screen
+            .cell(row, base)
+            .is_some_and(|c| c.is_wide_continuation())
+    {
+        base -= 1;
+    }
+    let Some(cell) = screen.cell(row, base) else {
+        return false;
+    };
+    if cell.is_wide() {
+        return false;
+    }
+    let mut joined = String::from(cell.contents());
+    if joined.is_empty() {
+        joined.push(' ');
+    }
+    joined.push('\u{fe0f}');
+    joined.width() > 1
+}
+
 /// The cursor column, on the screen (not one past the last column).
 fn cursor_col(parser: &Parser) -> u16 {
     let (_, cols) = parser.screen().size();
@@ -1024,6 +1129,19 @@ mod tests {
         let mut bytes = "x".repeat(80).into_bytes();
         bytes.extend(b"\x1b[6n");
         assert_eq!(replies_to(&bytes), "\x1b[1;80R");
+    }
+
+    #[test]
+    fn vs16_after_a_narrow_character_keeps_it_narrow() {
+        // vt100 widens a cell when U+FE0F follows a text-style emoji and
+        // panics when that cell is in the last column; xterm keeps the
+        // character one column wide, the selector in the same cell.
+        let s = snap("\x1b[24;80H\u{2764}\u{fe0f}\x1b[23;80Hx".as_bytes());
+        assert_eq!(s.lines[22], format!("{}x", " ".repeat(79)));
+        assert_eq!(s.lines[23], format!("{}\u{2764}", " ".repeat(79)));
+        let s = snap("a\u{2764}\u{fe0f}b \u{263a}\u{fe0f}c".as_bytes());
+        assert_eq!(s.lines[0], "a\u{2764}b \u{263a}c");
+        assert_eq!(cursor(&s), (0, 6));
     }
 
     /// The same output in any split gives the same screen.
