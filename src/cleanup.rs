@@ -1,7 +1,7 @@
 //! Teardown: when a JS environment goes away (the process exits, or a worker
 //! thread ends) the programs it started must not outlive it.
 //!
-//! Each JS thread keeps a list of weak references to its sessions and
+//! Each JS thread keeps a list of weak references to its sessions, shells and
 //! registries and registers one environment cleanup hook, which SIGKILLs every
 //! process tree still running. Weak references keep nothing alive, and dead
 //! entries are pruned as new ones arrive. `process.exit()` skips cleanup hooks,
@@ -12,7 +12,10 @@ use std::rc::Rc;
 
 use napi::Env;
 
+use std::sync::Weak;
+
 use crate::core::session::WeakSession;
+use crate::core::shell::Shell;
 use crate::core::tools::registry::WeakRegistry;
 
 /// Something started from JS that owns process trees.
@@ -22,6 +25,8 @@ pub enum Owner {
     Session(WeakSession),
     /// A ToolRegistry and its handles.
     Registry(WeakRegistry),
+    /// A Shell: its shell, the commands in its terminal, its command files.
+    Shell(Weak<Shell>),
 }
 
 impl Owner {
@@ -29,6 +34,7 @@ impl Owner {
         match self {
             Owner::Session(w) => w.upgrade().is_some_and(|s| s.running()),
             Owner::Registry(w) => w.upgrade().is_some(),
+            Owner::Shell(w) => w.upgrade().is_some(),
         }
     }
 
@@ -42,6 +48,11 @@ impl Owner {
             Owner::Registry(w) => {
                 if let Some(r) = w.upgrade() {
                     r.kill_all_now();
+                }
+            }
+            Owner::Shell(w) => {
+                if let Some(s) = w.upgrade() {
+                    s.kill_now();
                 }
             }
         }

@@ -5,6 +5,8 @@
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 
+use crate::core::error::js_number;
+use crate::core::time;
 use crate::core::{Error as CoreError, Result as CoreResult};
 
 /// Variables to set (`Some`) or remove (`None`), in the order given.
@@ -50,7 +52,9 @@ impl<'e> Opts<'e> {
         let Some(obj) = &self.obj else {
             return Ok(None);
         };
-        let value: Unknown<'e> = obj.get_named_property(key).map_err(internal)?;
+        let value: Unknown<'e> = obj
+            .get_named_property(key)
+            .map_err(|e| thrown(obj.value().env, &format!("{}.{key}", self.what), e))?;
         Ok(match type_of(&value) {
             ValueType::Undefined => None,
             _ => Some(value),
@@ -101,10 +105,11 @@ impl<'e> Opts<'e> {
         let Some(n) = self.number(key)? else {
             return Ok(None);
         };
-        if !(0.0..=1e12).contains(&n) || n.fract() != 0.0 {
+        if !(0.0..=time::MAX_MILLIS).contains(&n) || n.fract() != 0.0 {
             return Err(CoreError::invalid_arg(format!(
-                "{}.{key} must be a non-negative integer number of milliseconds, got {n}",
-                self.what
+                "{}.{key} must be a non-negative integer number of milliseconds, got {} (at most 1e12)",
+                self.what,
+                js_number(n)
             )));
         }
         Ok(Some(n as u64))
@@ -163,10 +168,16 @@ impl<'e> Opts<'e> {
             return Err(self.type_error(key, "an array of strings", &v));
         }
         let arr = unsafe { v.cast::<Object>() }.map_err(internal)?;
-        let len: u32 = arr.get_named_property("length").map_err(internal)?;
+        let what = format!("{}.{key}", self.what);
+        let env = arr.value().env;
+        let len: u32 = arr
+            .get_named_property("length")
+            .map_err(|e| thrown(env, &what, e))?;
         let mut out = Vec::with_capacity(len as usize);
         for i in 0..len {
-            let item: Unknown = arr.get_element(i).map_err(internal)?;
+            let item: Unknown = arr
+                .get_element(i)
+                .map_err(|e| thrown(env, &format!("{what}[{i}]"), e))?;
             if type_of(&item) != ValueType::String {
                 return Err(CoreError::invalid_arg(format!(
                     "{}.{key}[{i}] must be a string, got {}",
@@ -189,8 +200,20 @@ impl<'e> Opts<'e> {
         }
         let obj = unsafe { v.cast::<Object>() }.map_err(internal)?;
         let mut out = Vec::new();
-        for name in Object::keys(&obj).map_err(internal)? {
-            let item: Unknown = obj.get_named_property(&name).map_err(internal)?;
+        let what = format!("{}.{key}", self.what);
+        let env = obj.value().env;
+        for name in Object::keys(&obj).map_err(|e| thrown(env, &what, e))? {
+            if name.contains('\0') {
+                // No variable name holds a NUL (and a name with one cannot be
+                // looked up by name).
+                return Err(CoreError::invalid_arg(format!(
+                    "{}.{key}: {name:?} is not a variable name (it must be non-empty, without '=' or NUL)",
+                    self.what
+                )));
+            }
+            let item: Unknown = obj
+                .get_named_property(&name)
+                .map_err(|e| thrown(env, &format!("{what}.{name}"), e))?;
             match type_of(&item) {
                 ValueType::Undefined => out.push((name, None)),
                 ValueType::String => {
@@ -209,12 +232,26 @@ impl<'e> Opts<'e> {
         Ok(Some(out))
     }
 
+    /// Environment variables (see [`Opts::string_map`]), checked as the core
+    /// checks them ([`crate::core::session::check_env`]), the message naming
+    /// the option.
+    pub fn env(&mut self, key: &'static str) -> CoreResult<Option<EnvOverrides>> {
+        let vars = self.string_map(key)?;
+        if let Some(vars) = &vars {
+            crate::core::session::check_env(vars).map_err(|mut e| {
+                e.message = format!("{}.{}", self.what, e.message);
+                e
+            })?;
+        }
+        Ok(vars)
+    }
+
     /// Fails on keys that were never asked for.
     pub fn finish(self) -> CoreResult<()> {
         let Some(obj) = &self.obj else {
             return Ok(());
         };
-        for key in Object::keys(obj).map_err(internal)? {
+        for key in Object::keys(obj).map_err(|e| thrown(obj.value().env, &self.what, e))? {
             if !self.known.contains(&key.as_str()) {
                 let mut known = self.known.clone();
                 known.sort_unstable();
@@ -239,6 +276,45 @@ fn is_array(v: &Unknown) -> bool {
     // SAFETY: env and value come from a live Unknown on the JS thread.
     unsafe { napi::sys::napi_is_array(v.value().env, v.raw(), &mut result) };
     result
+}
+
+/// The error for a failed read of `what`: when JS threw (a getter, a proxy),
+/// `ERR_INVALID_ARG` quoting it (and the exception is cleared, so the coded
+/// error is what the caller gets); otherwise `ERR_INTERNAL`.
+pub fn thrown(env: napi::sys::napi_env, what: &str, e: napi::Error) -> CoreError {
+    match take_exception(env) {
+        Some(text) => CoreError::invalid_arg(format!("{what} could not be read: it threw {text}")),
+        None => internal(e),
+    }
+}
+
+/// Clears the pending JS exception, if any, and returns it as text.
+fn take_exception(env: napi::sys::napi_env) -> Option<String> {
+    use napi::sys;
+    let mut pending = false;
+    // SAFETY: Node-API calls on the JS thread of `env`; out-pointers valid.
+    unsafe {
+        sys::napi_is_exception_pending(env, &mut pending);
+        if !pending {
+            return None;
+        }
+        let mut exception = std::ptr::null_mut();
+        sys::napi_get_and_clear_last_exception(env, &mut exception);
+        let value = Unknown::from_raw_unchecked(env, exception);
+        let text = value
+            .coerce_to_string()
+            .and_then(|s| s.into_utf8())
+            .and_then(|s| s.into_owned());
+        match text {
+            Ok(text) => Some(text),
+            Err(_) => {
+                // Its toString threw too.
+                let mut again = std::ptr::null_mut();
+                sys::napi_get_and_clear_last_exception(env, &mut again);
+                Some(format!("{} (not printable)", describe(&value)))
+            }
+        }
+    }
 }
 
 fn internal(e: napi::Error) -> CoreError {

@@ -14,6 +14,7 @@ use napi_derive::napi;
 
 use crate::cancel::CancelToken;
 use crate::core::process::{self, Pid, ProcRef, Terminate};
+use crate::core::time;
 use crate::core::{Error as CoreError, Result as CoreResult};
 use crate::error::IntoJs;
 
@@ -184,23 +185,21 @@ fn pid_arg(pid: f64) -> CoreResult<Pid> {
 }
 
 fn millis_arg(name: &str, ms: f64) -> CoreResult<Duration> {
-    if ms.is_finite() && ms >= 0.0 {
-        Ok(Duration::from_secs_f64(ms / 1000.0))
-    } else {
-        Err(CoreError::invalid_arg(format!(
-            "{name} must be a non-negative number of milliseconds, got {ms}"
-        )))
-    }
+    time::millis(&format!("options.{name}"), ms)
 }
 
 /// `gracefulMs`: a negative value skips the graceful phase.
 fn grace_arg(ms: f64) -> CoreResult<Option<Duration>> {
     if !ms.is_finite() {
         return Err(CoreError::invalid_arg(format!(
-            "gracefulMs must be a finite number of milliseconds (negative to skip the grace period), got {ms}"
+            "options.gracefulMs must be a finite number of milliseconds (negative to skip the grace period), got {}",
+            crate::core::error::js_number(ms)
         )));
     }
-    Ok((ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0)))
+    if ms < 0.0 {
+        return Ok(None);
+    }
+    time::millis("options.gracefulMs", ms).map(Some)
 }
 
 /// A signal by name or number; `SIGTERM` when absent.

@@ -17,6 +17,7 @@ use crate::core::keys::{self, KeyModes};
 use crate::core::process::parse_signal;
 use crate::core::screen::{self, Snapshot};
 use crate::core::session::{self, EventSink, Exit, Session, SpawnOptions};
+use crate::core::time;
 use crate::core::transcript::ReadOptions;
 use crate::core::{Error as CoreError, ErrorCode, Result as CoreResult};
 use crate::error::{IntoJs, js_error};
@@ -146,7 +147,7 @@ pub fn spawn_options(
         CoreError::invalid_arg("options.command is required (the program to run)")
     })?;
     let args = opts.strings("args")?.unwrap_or_default();
-    let env = opts.string_map("env")?.unwrap_or_default();
+    let env = opts.env("env")?.unwrap_or_default();
     let inherit_env = opts.bool("inheritEnv")?.unwrap_or(true);
     let shell = match opts.bool_or_string("shell")? {
         None | Some(Either::A(false)) => None,
@@ -158,7 +159,15 @@ pub fn spawn_options(
         }
         Some(Either::B(name)) => Some(name),
     };
-    let cwd = opts.string("cwd")?.map(Into::into);
+    let cwd: Option<std::path::PathBuf> = opts.string("cwd")?.map(Into::into);
+    if let Some(cwd) = cwd
+        .as_ref()
+        .filter(|c| c.as_os_str().as_encoded_bytes().contains(&0))
+    {
+        return Err(CoreError::invalid_arg(format!(
+            "options.cwd must not contain NUL characters, got {cwd:?}"
+        )));
+    }
     let cols = opts.number("cols")?.unwrap_or(80.0);
     let rows = opts.number("rows")?.unwrap_or(24.0);
     let (cols, rows) = screen::validate_size(cols, rows).map_err(|mut e| {
@@ -440,15 +449,7 @@ impl NativeSession {
     pub fn terminate(&self, env: &Env, grace_ms: Option<f64>) -> Result<()> {
         let grace = match grace_ms {
             None => session::DEFAULT_GRACE,
-            Some(ms) if ms.is_finite() && ms >= 0.0 => Duration::from_millis(ms as u64),
-            Some(ms) => {
-                return Err(js_error(
-                    env,
-                    &CoreError::invalid_arg(format!(
-                        "graceMs must be a non-negative number, got {ms}"
-                    )),
-                ));
-            }
+            Some(ms) => time::millis("options.graceMs", ms).into_js(env)?,
         };
         let session = self.started(env)?;
         if session.running() {

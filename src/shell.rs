@@ -74,9 +74,9 @@ impl NativeShell {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<Unknown>, how: Option<ShellHow>) -> Result<Self> {
         let options = shell_options(options, how).into_js(&env)?;
-        Ok(NativeShell {
-            shell: Arc::new(Shell::new(options)),
-        })
+        let shell = Arc::new(Shell::new(options));
+        crate::cleanup::track(&env, crate::cleanup::Owner::Shell(Arc::downgrade(&shell)));
+        Ok(NativeShell { shell })
     }
 
     /// The shell's process id while it runs, else `null`.
@@ -168,16 +168,14 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
         core_shell::check_shell_name(name)?;
     }
     let cwd = opts.string("cwd")?.map(PathBuf::from);
-    let vars = opts.string_map("env")?.unwrap_or_default();
-    for (key, value) in &vars {
-        if key.is_empty()
-            || key.contains(['=', '\0'])
-            || value.as_deref().is_some_and(|v| v.contains('\0'))
-        {
-            return Err(CoreError::invalid_arg(format!(
-                "options.env.{key} is not a valid environment variable (no '=' or NUL in names, no NUL in values)"
-            )));
-        }
+    let vars = opts.env("env")?.unwrap_or_default();
+    if let Some(cwd) = cwd
+        .as_ref()
+        .filter(|c| c.as_os_str().as_encoded_bytes().contains(&0))
+    {
+        return Err(CoreError::invalid_arg(format!(
+            "options.cwd must not contain NUL characters, got {cwd:?}"
+        )));
     }
     let cols = opts.number("cols")?.unwrap_or(80.0);
     let rows = opts.number("rows")?.unwrap_or(24.0);

@@ -116,6 +116,26 @@ impl Error {
     }
 }
 
+/// A number as JavaScript's `String(n)` writes it (`1e+300`, `Infinity`,
+/// `-0.5`), for messages that quote what a JS caller passed.
+pub fn js_number(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".to_owned();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    let abs = n.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let text = format!("{n:e}");
+        return match text.split_once('e') {
+            Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+            _ => text,
+        };
+    }
+    format!("{n}")
+}
+
 /// The symbolic name of an errno value, e.g. `ENOENT` for 2.
 pub fn errno_name(errno: i32) -> &'static str {
     use nix::errno::Errno;
@@ -154,6 +174,22 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_as_in_javascript() {
+        for (n, js) in [
+            (1e300, "1e+300"),
+            (-1.5e-7, "-1.5e-7"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (0.1, "0.1"),
+            (-3.0, "-3"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(js_number(n), js);
+        }
+    }
 
     #[test]
     fn spawn_error_names_errno_and_path() {

@@ -13,6 +13,7 @@
 //! - [`keys`]: key names to the bytes a terminal sends.
 //! - [`process`]: the process table and tree termination.
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
+//! - [`time`]: caller-given durations checked, deadlines that cannot overflow.
 //! - [`error`]: the error codes every public failure carries.
 //! - [`guard`]: the panic boundary (contained panics and their reports).
 #![warn(missing_docs)]
@@ -26,6 +27,7 @@ mod pty_spawn;
 pub mod screen;
 pub mod session;
 pub mod shell;
+pub mod time;
 pub mod tools;
 pub mod transcript;
 pub mod utf8;

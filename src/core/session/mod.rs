@@ -54,7 +54,7 @@ mod terminate;
 mod wait;
 
 pub use model::{INCIDENTS_KEPT, INCIDENTS_REPORTED, REPLAY_LIMIT, ScreenIncident};
-pub use spawn::{TERMINAL_IDENTITY_VARS, resolve_program, shell_quote};
+pub use spawn::{TERMINAL_IDENTITY_VARS, check_env, resolve_program, shell_quote};
 
 use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};

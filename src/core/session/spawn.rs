@@ -20,6 +20,7 @@ use super::sys::{ExitWatch, Waker, set_nonblocking};
 use super::{Outbox, PipeOptions, Session, SpawnOptions};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::process::{Pid, ProcRef};
+use crate::core::time;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;
 
@@ -108,7 +109,7 @@ impl Session {
             pid,
             root: ProcRef::of(pid),
             exit_watch,
-            deadline: opts.timeout.map(|t| now + t),
+            deadline: opts.timeout.map(|t| time::later(now, t)),
             status: None,
             exited_at: None,
             termination: None,
@@ -139,6 +140,32 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         return Err(Error::invalid_arg(
             "command and args must not contain NUL characters",
         ));
+    }
+    check_env(&opts.env)?;
+    if let Some(cwd) = &opts.cwd
+        && cwd.as_os_str().as_encoded_bytes().contains(&0)
+    {
+        return Err(Error::invalid_arg(format!(
+            "cwd must not contain NUL characters, got {cwd:?}"
+        )));
+    }
+    if let Some(shell) = opts
+        .shell
+        .as_deref()
+        .filter(|s| s.is_empty() || s.contains('\0'))
+    {
+        return Err(Error::invalid_arg(format!(
+            "shell must be a shell name or path, got {shell:?}"
+        )));
+    }
+    if let Some(term) = opts
+        .term
+        .as_deref()
+        .filter(|t| t.is_empty() || t.contains(['\0', '=']))
+    {
+        return Err(Error::invalid_arg(format!(
+            "term must be a terminal name, got {term:?}"
+        )));
     }
     let cwd = resolve_cwd(opts.cwd.as_deref())?;
     let env = build_env(opts);
@@ -175,6 +202,25 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         env,
         cwd,
     })
+}
+
+/// Checks the caller's variables: a name must be non-empty without `=` or
+/// NUL (an `=` would set another variable: `PATH=/x:` is `PATH`), a value
+/// without NUL. `ERR_INVALID_ARG` naming the variable.
+pub fn check_env(env: &[(String, Option<String>)]) -> Result<()> {
+    for (key, value) in env {
+        if key.is_empty() || key.contains(['=', '\0']) {
+            return Err(Error::invalid_arg(format!(
+                "env: {key:?} is not a variable name (it must be non-empty, without '=' or NUL)"
+            )));
+        }
+        if value.as_deref().is_some_and(|v| v.contains('\0')) {
+            return Err(Error::invalid_arg(format!(
+                "env.{key} must not contain NUL characters"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The working directory, checked: it must exist and be a directory.

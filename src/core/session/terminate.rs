@@ -10,6 +10,7 @@ use nix::unistd::Pid as NixPid;
 use super::KILL_WAIT;
 use super::event_loop::Loop;
 use crate::core::process::{self, ProcRef};
+use crate::core::time;
 
 /// The loop's record of a termination in progress.
 pub(super) struct Termination {
@@ -28,7 +29,7 @@ impl Loop {
         match &mut self.termination {
             Some(t) => {
                 // A second request can only shorten the grace.
-                t.kill_at = t.kill_at.min(now + grace);
+                t.kill_at = t.kill_at.min(time::later(now, grace));
                 merge(&mut t.targets, targets);
             }
             None => {
@@ -39,7 +40,7 @@ impl Loop {
                 }
                 self.termination = Some(Termination {
                     targets,
-                    kill_at: now + grace,
+                    kill_at: time::later(now, grace),
                     killed: false,
                     give_up_at: None,
                 });

@@ -5,6 +5,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::{Exit, SYNC_STALL, Session};
+use crate::core::time;
 
 impl Session {
     /// A receiver that sees a new value after every processed batch of output
@@ -37,7 +38,7 @@ impl Session {
     /// stopped mid-frame (it crashed, or never closes its blocks) still
     /// settles, with what it drew so far.
     pub async fn wait_settle(&self, quiet: Duration, timeout: Duration) -> bool {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = time::later_tokio(tokio::time::Instant::now(), timeout);
         let mut rx = self.subscribe();
         loop {
             rx.borrow_and_update();
@@ -53,7 +54,7 @@ impl Session {
             if ended {
                 return true;
             }
-            let quiet_until = tokio::time::Instant::from_std(last + quiet);
+            let quiet_until = tokio::time::Instant::from_std(time::later(last, quiet));
             let stalled_at = tokio::time::Instant::from_std(last + SYNC_STALL);
             let now = tokio::time::Instant::now();
             if now >= quiet_until && (!synchronized || now >= stalled_at) {
@@ -81,7 +82,7 @@ impl Session {
     /// Waits until output beyond `seq` was processed, or the session ended,
     /// or `timeout` passed. Returns the new `seq`.
     pub async fn wait_output(&self, seq: u64, timeout: Duration) -> u64 {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = time::later_tokio(tokio::time::Instant::now(), timeout);
         let mut rx = self.subscribe();
         loop {
             rx.borrow_and_update();

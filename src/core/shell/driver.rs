@@ -12,13 +12,15 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::kind::{ShellKind, session_env_script};
-use super::script::{CommandDir, new_nonce, prompt, run_line};
+use super::script::{CommandDir, new_nonce, probe_line, prompt, run_line};
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
-use super::tracker::{Phase, Tracker};
+use super::tracker::{Phase, Probe, Tracker};
+use super::watchdog::{Action, Watchdog};
 use super::{PS1_VAR, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::process::{Pid, ProcRef};
+use crate::core::process::{self, Pid, ProcRef};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
+use crate::core::time;
 
 /// A started shell.
 pub(super) struct Live {
@@ -29,11 +31,26 @@ pub(super) struct Live {
     pub(super) tracker: Mutex<Tracker>,
     pub(super) dir: CommandDir,
     pub(super) runs: std::sync::atomic::AtomicU64,
+    /// Notices when the markers stop appearing.
+    pub(super) watchdog: Mutex<Watchdog>,
 }
 
 impl Live {
     pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker> {
         self.tracker.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn watchdog(&self) -> MutexGuard<'_, Watchdog> {
+        self.watchdog.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The shell sits in the terminal's foreground, asleep: no job of its
+    /// own runs, and it waits (for input, unless a builtin such as `wait`
+    /// waits for something else).
+    fn idle_in_foreground(&self) -> bool {
+        let shell = self.session.pid();
+        self.session.foreground_group() == Some(shell)
+            && process::info(shell).is_some_and(|p| p.state == 'S')
     }
 }
 
@@ -163,6 +180,7 @@ impl Shell {
             nonce,
             dir,
             runs: std::sync::atomic::AtomicU64::new(0),
+            watchdog: Mutex::new(Watchdog::default()),
         });
         let closed = {
             let mut state = self.lock();
@@ -259,14 +277,19 @@ impl Shell {
         loop {
             rx.borrow_and_update();
             let out = live.session.take_outbox();
-            let (text, phase, finish) = {
+            let (text, phase, finish, probe) = {
                 let mut tracker = live.tracker();
                 let text = if out.data.is_empty() {
                     String::new()
                 } else {
                     tracker.feed(&out.data)
                 };
-                (text, tracker.phase(), tracker.take_finish())
+                (
+                    text,
+                    tracker.phase(),
+                    tracker.take_finish(),
+                    tracker.probe(),
+                )
             };
             if !text.is_empty() {
                 on_output(text).await;
@@ -274,13 +297,19 @@ impl Shell {
             if let Some(finish) = finish.filter(|_| file.is_some()) {
                 cleanup(&file);
                 let (output, truncated) = live.tracker().take_output();
+                live.watchdog().command_ended(Instant::now(), phase);
+                if finish.lost {
+                    // Its markers cannot be trusted any more.
+                    self.forget(live);
+                    end_shell(&live.session).await;
+                }
                 // A stop that was asked for wins, even if the command ended
                 // before it was acted on (`close()` makes the command end
                 // with SIGTERM, not with a stop of ours).
                 return Ok(Executed::Done(match stop.poll() {
                     Some(reason) => RunResult::stopped(reason, output, truncated),
                     None => RunResult {
-                        exit_code: Some(finish.status),
+                        exit_code: (!finish.lost).then_some(finish.status),
                         output,
                         timed_out: false,
                         cancelled: false,
@@ -317,7 +346,26 @@ impl Shell {
                     },
                 }));
             }
-            if file.is_none() && phase == Phase::Idle {
+            let watch = live
+                .watchdog()
+                .check(Instant::now(), phase, probe, file.is_some(), || {
+                    live.idle_in_foreground()
+                });
+            let watch_at = match watch {
+                Action::Wait(at) => at,
+                Action::Probe(id) => {
+                    live.tracker().probe_sent(id);
+                    let _ = live.session.write(probe_line(id, &live.nonce).as_bytes());
+                    continue;
+                }
+                Action::Replace => {
+                    // Only while no command of ours is in it.
+                    self.forget(live);
+                    end_shell(&live.session).await;
+                    return Ok(Executed::ShellGone);
+                }
+            };
+            if file.is_none() && phase == Phase::Idle && probe == Probe::Settled {
                 if let Some(reason) = stop.poll() {
                     return Ok(Executed::Done(RunResult::stopped(
                         reason,
@@ -363,6 +411,7 @@ impl Shell {
                         interrupt.advance(&live.session);
                     }
                 }
+                _ = sleep_until(watch_at), if watch_at.is_some() => {}
             }
         }
     }
@@ -391,7 +440,7 @@ impl RunTicket {
         let mut stop = Stop {
             cancel,
             abort: self.abort.clone(),
-            deadline: opts.timeout.map(|t| Instant::now() + t),
+            deadline: opts.timeout.map(|t| time::later_tokio(Instant::now(), t)),
             reason: None,
         };
         if let Some(reason) = stop.poll() {

@@ -19,6 +19,12 @@ pub enum Marker {
         /// Its exit status.
         status: i32,
     },
+    /// The answer to a probe line (see [`super::Watchdog`]): the shell has
+    /// read and run every line written before it.
+    Probe {
+        /// The probe's number.
+        id: u64,
+    },
 }
 
 /// A piece of terminal output: text, or one of our markers.
@@ -159,6 +165,12 @@ impl MarkerParser {
             ["D", status, nonce] => (
                 Marker::End {
                     status: status.parse().ok()?,
+                },
+                *nonce,
+            ),
+            ["P", id, nonce] => (
+                Marker::Probe {
+                    id: id.parse().ok()?,
                 },
                 *nonce,
             ),

@@ -64,7 +64,8 @@
 //! - `driver`: starting a shell and running one command in it;
 //! - `stop`: stopping a command ([`INTERRUPT_GRACE`] steps) and ending a shell;
 //! - `fixups`: [`apply_bash_fixups`], removing the output caps agents append
-//!   to commands (runs nothing).
+//!   to commands (runs nothing);
+//! - `watchdog`: noticing a shell whose markers stopped appearing, to replace it.
 
 mod driver;
 mod fixups;
@@ -73,12 +74,14 @@ mod markers;
 mod script;
 mod stop;
 mod tracker;
+mod watchdog;
 
 pub use fixups::{BashFixup, apply_bash_fixups};
 pub use kind::{ShellKind, check_shell_name};
 pub use markers::{Marker, MarkerParser, Piece};
-pub use script::{check_env, new_nonce, prompt, run_line};
-pub use tracker::{Finish, Phase, Tracker};
+pub use script::{check_env, new_nonce, probe_line, prompt, run_line};
+pub use tracker::{Finish, Phase, Probe, Tracker};
+pub use watchdog::{PROBE_AFTER, PROBE_LIMIT, PROMPT_GRACE};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -389,6 +392,24 @@ impl Shell {
         self.wait_idle().await;
         let orphans = std::mem::take(&mut self.lock().orphans);
         kill_and_wait(orphans).await;
+    }
+
+    /// SIGKILL, right here on the calling thread, to the shell, everything in
+    /// its terminal session (also commands that ignore SIGHUP or left its
+    /// process tree) and what earlier shells left behind; removes the command
+    /// files. For teardown — the process exits, a worker ends — when nothing
+    /// can be awaited. A run in progress then ends as the shell's exit comes.
+    pub fn kill_now(&self) {
+        let (live, orphans) = {
+            let mut state = self.lock();
+            (state.live.clone(), std::mem::take(&mut state.orphans))
+        };
+        if let Some(live) = live {
+            kill_all(&stop::session_members(live.session.pid()));
+            live.session.kill_now();
+            live.dir.remove();
+        }
+        kill_all(&orphans);
     }
 
     async fn wait_idle(&self) {

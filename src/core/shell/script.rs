@@ -53,6 +53,12 @@ pub fn run_line(
     )
 }
 
+/// The probe line number `id` (see `watchdog`): it prints the probe marker
+/// to the terminal itself, whatever the shell's stdout and stderr are now.
+pub fn probe_line(id: u64, nonce: &str) -> String {
+    format!("\\command printf '\\033]133;P;%s;%s\\007' {id} {nonce} >/dev/tty 2>/dev/null\n")
+}
+
 /// Checks per-run variables: names must be shell variable names
 /// (`[A-Za-z_][A-Za-z0-9_]*`) and values must not contain NUL.
 pub fn check_env(env: &[(String, Option<String>)], what: &str) -> Result<()> {
@@ -105,6 +111,11 @@ pub(super) struct CommandDir {
 }
 
 impl CommandDir {
+    /// Removes the directory and the command files in it (also done on drop).
+    pub(super) fn remove(&self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+
     pub(super) fn create(nonce: &str) -> Result<Self> {
         let path = std::env::temp_dir().join(format!("ptypilot-shell-{}", &nonce[..16]));
         // 0700 and `create` (not "create or reuse"): nobody else can read the

@@ -33,6 +33,10 @@ pub struct Finish {
     pub status: i32,
     /// The shell aborted the line (no `D`; the status is the prompt's `$?`).
     pub aborted: bool,
+    /// Neither `D` nor a prompt came, but the shell answered a probe line
+    /// written after the command: the command is over, its status unknown
+    /// (`status` is 0), and the shell's markers cannot be trusted.
+    pub lost: bool,
 }
 
 /// The marker state machine of one shell: which output belongs to the
@@ -64,6 +68,26 @@ pub struct Tracker {
     /// held back until other output follows them (then they are the
     /// command's) or the command ends (then they are dropped).
     held: String,
+    /// Where the last probe line is (see [`Probe`]).
+    probe: Probe,
+}
+
+/// A probe line's progress: a line that only prints a [`Marker::Probe`],
+/// written when the markers are overdue, to learn whether the shell still
+/// reads and runs lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// None is outstanding (or the last one was followed by a prompt).
+    Settled,
+    /// Written; its marker has not come back.
+    Sent(u64),
+    /// Its marker came back, and no prompt after it (yet).
+    Answered {
+        /// When it came, a command was submitted or running and had not
+        /// ended: the shell ran the probe line after the command, so the
+        /// command is over without its end marker.
+        during_command: bool,
+    },
 }
 
 impl Tracker {
@@ -81,7 +105,18 @@ impl Tracker {
             file: None,
             stopping: false,
             held: String::new(),
+            probe: Probe::Settled,
         }
+    }
+
+    /// A probe line with number `id` was written.
+    pub fn probe_sent(&mut self, id: u64) {
+        self.probe = Probe::Sent(id);
+    }
+
+    /// Where the last probe line is.
+    pub fn probe(&self) -> Probe {
+        self.probe
     }
 
     /// A stop of the running command began. From now on, what the shell
@@ -204,6 +239,11 @@ impl Tracker {
     }
 
     fn step(&mut self, piece: Piece, out: &mut String) {
+        if matches!(piece, Piece::Marker(Marker::Prompt { .. }))
+            && matches!(self.probe, Probe::Answered { .. })
+        {
+            self.probe = Probe::Settled;
+        }
         match (self.phase, piece) {
             (Phase::Running, Piece::Text(text)) => {
                 let before = out.len();
@@ -224,6 +264,7 @@ impl Tracker {
                 self.finish = Some(Finish {
                     status,
                     aborted: false,
+                    lost: false,
                 });
                 self.phase = Phase::AwaitPrompt;
             }
@@ -234,11 +275,29 @@ impl Tracker {
                 self.finish = Some(Finish {
                     status,
                     aborted: true,
+                    lost: false,
                 });
                 self.phase = Phase::Idle;
             }
             (Phase::Submitted, Piece::Marker(Marker::Start)) => self.phase = Phase::Running,
             (_, Piece::Marker(Marker::Prompt { .. })) => self.phase = Phase::Idle,
+            (phase, Piece::Marker(Marker::Probe { id })) => {
+                if self.probe == Probe::Sent(id) {
+                    let during_command = matches!(phase, Phase::Submitted | Phase::Running);
+                    if during_command {
+                        if phase == Phase::Running {
+                            self.stripper.flush_line(out);
+                        }
+                        self.finish = Some(Finish {
+                            status: 0,
+                            aborted: false,
+                            lost: true,
+                        });
+                        self.phase = Phase::AwaitPrompt;
+                    }
+                    self.probe = Probe::Answered { during_command };
+                }
+            }
             // A start or end outside a command: a stray line; nothing to do.
             (_, Piece::Marker(_)) => {}
         }
@@ -312,7 +371,8 @@ mod tests {
                 t.take_finish(),
                 Some(Finish {
                     status: 3,
-                    aborted: false
+                    aborted: false,
+                    lost: false,
                 })
             );
             assert_eq!(t.take_output(), ("one\ntwo\nno newline".to_owned(), false));
@@ -330,7 +390,8 @@ mod tests {
             t.take_finish(),
             Some(Finish {
                 status: 130,
-                aborted: true
+                aborted: true,
+                lost: false,
             })
         );
         assert_eq!(t.phase(), Phase::Idle);
@@ -341,7 +402,8 @@ mod tests {
             t.take_finish(),
             Some(Finish {
                 status: 130,
-                aborted: true
+                aborted: true,
+                lost: false,
             })
         );
     }
