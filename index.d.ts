@@ -2,8 +2,37 @@
 //
 // Every error thrown or rejected by this package is an `Error` with a stable
 // `code` (see `PtypilotErrorCode`) and a message that names the offending value.
+//
+// Conventions for arguments, everywhere:
+// - durations (`timeoutMs`, `graceMs`, `gracefulMs`, `quietMs`) are numbers of
+//   milliseconds from 0 to 1e12 (about 31 years); NaN, negatives, Infinity and
+//   larger values are `ERR_INVALID_ARG` naming the option;
+// - `signal` is an `AbortSignal`, or an object with a boolean `aborted` and both
+//   `addEventListener` and `removeEventListener`; anything else is `ERR_INVALID_ARG`;
+// - an option whose getter (or proxy trap) throws is `ERR_INVALID_ARG` naming it,
+//   and a call that returns a promise then rejects rather than throwing;
+// - environment variable names are non-empty without `=` or NUL, values and
+//   paths without NUL (`ERR_INVALID_ARG` naming the variable).
 
-/** The stable error codes carried by `err.code`. */
+/**
+ * The stable error codes carried by `err.code`:
+ *
+ * - `ERR_INVALID_ARG`: a bad argument or option (wrong type, out of range, unknown key, a getter
+ *   that throws); the message names it and the value.
+ * - `ERR_SPAWN`: the program could not start (not found, not executable, bad `cwd`), with
+ *   `errno`, `errnoName`, `syscall` and `path`.
+ * - `ERR_NOT_RUNNING`: the session, shell or process is not running (not started, exited, closed).
+ * - `ERR_ALREADY_RUNNING`: `start()` on a running session, a second concurrent `Shell.run()`.
+ * - `ERR_TIMEOUT`: a wait ran out of time.
+ * - `ERR_ABORTED`: a wait was cancelled by its `AbortSignal`.
+ * - `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`: a tool call names a tool or handle that does not exist.
+ * - `ERR_INVALID_INPUT`: a tool call's input is not JSON or does not match the tool's schema;
+ *   the message names the field.
+ * - `ERR_LIMIT`: a limit was reached (live tool handles, queued input).
+ * - `ERR_HOST_CRASHED`: the isolated host process died.
+ * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
+ *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
+ */
 export type PtypilotErrorCode =
   | 'ERR_INVALID_ARG'
   | 'ERR_SPAWN'
@@ -16,6 +45,7 @@ export type PtypilotErrorCode =
   | 'ERR_INVALID_INPUT'
   | 'ERR_LIMIT'
   | 'ERR_HOST_CRASHED'
+  | 'ERR_INTERNAL'
 
 /** The shape of errors thrown or rejected by ptypilot. */
 export interface PtypilotError extends Error {
@@ -41,6 +71,8 @@ export interface PtypilotError extends Error {
   exitCode?: number | null
   /** `ERR_UNKNOWN_HANDLE` for a handle that an isolated host lost when it died. */
   lostInCrash?: boolean
+  /** `ERR_INTERNAL` (and mapped errors): the original error. */
+  cause?: unknown
 }
 
 // ---------- PtySession ----------
@@ -64,6 +96,8 @@ export interface PtyOptions {
   cwd?: string
   /**
    * Variables merged over the inherited environment; `undefined` removes one.
+   * Names must be non-empty without `=` or NUL (`{ 'PATH=/x': 'y' }` would set
+   * `PATH`), values without NUL: `ERR_INVALID_ARG` naming the variable otherwise.
    * Variables that describe the parent's terminal (TMUX, TMUX_PANE, STY, WINDOWID,
    * COLUMNS, LINES, TERM_PROGRAM, COLORTERM, ...) are not inherited; set them here if wanted.
    */
@@ -505,8 +539,9 @@ export interface ShellRunOptions {
 export interface ShellResult {
   /**
    * The command's exit status (`$?`; a pipeline's last stage unless
-   * `set -o pipefail`); `null` when it was stopped (timeout, abort, close) or
-   * the shell was killed by a signal.
+   * `set -o pipefail`); `null` when it was stopped (timeout, abort, close),
+   * the shell was killed by a signal, or the command made the shell lose its
+   * markers (then the status is unknown; see `Shell`).
    */
   exitCode: number | null
   /**
@@ -536,6 +571,19 @@ export interface ShellResult {
  * Command boundaries come from shell-integration markers (OSC 133 style)
  * that carry a random per-shell nonce, not from guessing prompts; program
  * output cannot fake them.
+ *
+ * A command can break the markers for every later one (`exec 2>&-` hides
+ * bash's and dash's prompt, `unset PS1`, `exec >/dev/null 2>&1`, a
+ * `PROMPT_COMMAND` that hangs). When a marker is overdue — no prompt 1 s after
+ * a command ended, or the shell sat idle in the foreground for 1 s while a
+ * command ran — ptypilot types a probe line that prints to `/dev/tty`. If the
+ * shell answers it without its prompt, answers it in place of a command's end
+ * (that command's result then has `exitCode: null`), or does not answer within
+ * 5 s while idle, the shell is killed with everything it started and the run
+ * goes on in a fresh shell: shell state (directory, variables) starts over, as
+ * after a command that exits the shell. So a `run()` without `timeoutMs` does
+ * not hang on a broken shell. (A builtin that reads the terminal itself, such
+ * as `read x </dev/tty`, would read the probe line.)
  *
  * ```ts
  * await using shell = new Shell()

@@ -3,15 +3,10 @@
 // internal; this layer adds what is better done in JS (AbortSignal wiring,
 // RegExp waits, promises for events, Symbol.asyncDispose) and stays thin.
 
-const native = require('./native.js')
-
-/** Throws ERR_INVALID_ARG unless `signal` is undefined or an AbortSignal. */
-function checkSignal(signal, what) {
-  if (signal === undefined || signal === null) return
-  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
-    throw invalidArg(`${what}.signal must be an AbortSignal, got ${describe(signal)}`)
-  }
-}
+const { codedError, invalidArg, describe, mapError, wrapNative } = require('./lib/errors.js')
+const { checkSignal, jsonValue, own, read } = require('./lib/args.js')
+// Every error from the binding gets a documented code (lib/errors.js).
+const native = wrapNative(require('./native.js'))
 
 /** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
 function cancelTokenFor(signal, what) {
@@ -42,23 +37,6 @@ function onAbort(signal, what, fn) {
   return () => signal.removeEventListener('abort', fn)
 }
 
-/** An Error with a stable code, as the native side makes them. */
-function codedError(code, message) {
-  const err = new Error(message)
-  err.code = code
-  return err
-}
-
-function invalidArg(message) {
-  return codedError('ERR_INVALID_ARG', message)
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`
-}
 
 /** Reports an error thrown by a user listener without crashing the process. */
 function reportListenerError(what, err) {
@@ -95,10 +73,13 @@ function checkOptionsObject(value, what) {
   }
 }
 
-function checkMillis(value, what) {
+/** Longest timeout or grace accepted, in ms (about 31 years: "practically never"). */
+const MAX_MILLIS = 1e12
+
+function checkMillis(value, what, max = MAX_MILLIS) {
   if (value === undefined) return
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalidArg(`${what} must be a non-negative number of milliseconds, got ${describe(value)}`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
+    throw invalidArg(`${what} must be a non-negative number of milliseconds, got ${describe(value)} (at most ${max})`)
   }
 }
 
@@ -182,7 +163,7 @@ class PtySession {
         'start() was called while the session is running; wait for `exited` or call terminate() first',
       )
     }
-    const signal = options ? options.signal : undefined
+    const signal = options ? read(options, 'signal', 'options') : undefined
     checkSignal(signal, 'options')
     const exit = this.#exit
     let detach = () => {}
@@ -270,7 +251,7 @@ class PtySession {
   terminate(options) {
     try {
       checkOptionsObject(options, 'options')
-      const { graceMs, ...rest } = options || {}
+      const { graceMs, ...rest } = own(options, 'options') || {}
       rejectUnknown(rest, 'options', ['graceMs'])
       checkMillis(graceMs, 'options.graceMs')
       this.#native.terminate(graceMs)
@@ -282,7 +263,7 @@ class PtySession {
 
   async waitForSettle(options) {
     checkOptionsObject(options, 'options')
-    const { quietMs = 100, timeoutMs = DEFAULT_WAIT_MS, ...rest } = options || {}
+    const { quietMs = 100, timeoutMs = DEFAULT_WAIT_MS, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['quietMs', 'timeoutMs'])
     checkMillis(quietMs, 'options.quietMs')
     checkMillis(timeoutMs, 'options.timeoutMs')
@@ -293,7 +274,7 @@ class PtySession {
   async waitFor(pattern, options) {
     const test = matcher(pattern)
     checkOptionsObject(options, 'options')
-    const { in: where = 'screen', timeoutMs = DEFAULT_WAIT_MS, ...rest } = options || {}
+    const { in: where = 'screen', timeoutMs = DEFAULT_WAIT_MS, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['in', 'timeoutMs'])
     if (where !== 'screen' && where !== 'output') {
       throw invalidArg(`options.in must be 'screen' or 'output', got ${describe(where)}`)
@@ -343,9 +324,10 @@ class PtySession {
   onScreen(listener, options) {
     if (typeof listener !== 'function') throw invalidArg(`onScreen() needs a listener function, got ${describe(listener)}`)
     checkOptionsObject(options, 'options')
-    const { throttleMs = 50, ...rest } = options || {}
+    const { throttleMs = 50, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['throttleMs'])
-    checkMillis(throttleMs, 'options.throttleMs')
+    // A timer longer than 2^31-1 ms would fire at once.
+    checkMillis(throttleMs, 'options.throttleMs', 2 ** 31 - 1)
     const notify = guarded('onScreen', listener)
     let active = true
     let last = ''
@@ -439,7 +421,7 @@ const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024
 async function exec(options, onData) {
   checkOptionsObject(options, 'options')
   if (!options) throw invalidArg('exec() needs options with a `command`')
-  const { pty = true, maxOutputBytes = DEFAULT_MAX_OUTPUT, ...rest } = options
+  const { pty = true, maxOutputBytes = DEFAULT_MAX_OUTPUT, ...rest } = own(options, 'options')
   if (typeof pty !== 'boolean') throw invalidArg(`options.pty must be a boolean, got ${describe(pty)}`)
   if (typeof maxOutputBytes !== 'number' || !Number.isInteger(maxOutputBytes) || maxOutputBytes < 0) {
     throw invalidArg(`options.maxOutputBytes must be a non-negative integer, got ${describe(maxOutputBytes)}`)
@@ -483,9 +465,14 @@ class Shell {
       return Promise.reject(err)
     }
     const listener = guarded('onData', onData)
-    return withSignal(options ? options.signal : undefined, 'options', (token) =>
-      this.#native.run(options, listener, token),
-    )
+    let signal
+    try {
+      signal = options ? read(options, 'signal', 'options') : undefined
+      checkSignal(signal, 'options')
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return withSignal(signal, 'options', (token) => this.#native.run(options, listener, token))
   }
 
   abort() {
@@ -506,7 +493,7 @@ async function executeShell(options, onData) {
   if (!options) throw invalidArg('executeShell() needs options with a `command`')
   // A fresh shell starts where and with what the command wants, so the
   // command needs no subshell; `shell` picks the shell as for `new Shell`.
-  const { shell: program, cwd, env, sessionEnv, snapshotPath, ...run } = options
+  const { shell: program, cwd, env, sessionEnv, snapshotPath, ...run } = own(options, 'options')
   const shell = new Shell({ shell: program, cwd, env, sessionEnv, snapshotPath })
   try {
     return await shell.run(run, onData)
@@ -526,15 +513,15 @@ class ToolRegistry {
   constructor(options) {
     checkOptionsObject(options, 'options')
     // `isolation: 'process'`: the registry runs in a child process (lib/host.js).
-    if (options && options.isolation !== undefined) {
-      const { isolation, ...rest } = options
+    if (options && read(options, 'isolation', 'options') !== undefined) {
+      const { isolation, ...rest } = own(options, 'options')
       if (isolation === 'process') {
         return require('./lib/host.js').isolatedRegistry(options, { ToolRegistry, Process, guarded, invalidArg })
       }
       if (isolation !== 'none') throw invalidArg(`options.isolation must be 'none' or 'process', got ${describe(isolation)}`)
       options = rest
     }
-    const onEvent = options ? options.onEvent : undefined
+    const onEvent = options ? read(options, 'onEvent', 'options') : undefined
     checkFunction(onEvent, 'options.onEvent')
     const emit = guarded('onEvent', onEvent)
     const pump = emit === undefined ? undefined : (events) => events.forEach(emit)
@@ -546,7 +533,7 @@ class ToolRegistry {
     if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
       throw invalidArg(`register() takes a tool object ({ name, commands }), got ${describe(tool)}`)
     }
-    this.#native.register(tool)
+    this.#native.register(jsonValue(tool, 'tool', 'ERR_INVALID_ARG'))
   }
 
   unregister(name) {
@@ -583,7 +570,7 @@ class ToolRegistry {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw codedError('ERR_INVALID_INPUT', `input must be an object such as { "action": "spawn", ... }, got ${describe(input)}`)
     }
-    return this.#native.call(name, input)
+    return this.#native.call(name, jsonValue(input, 'input', 'ERR_INVALID_INPUT'))
   }
 
   list() {
@@ -593,7 +580,7 @@ class ToolRegistry {
   async wait(id, options) {
     checkString(id, 'id')
     checkOptionsObject(options, 'options')
-    const { timeoutMs, ...rest } = options || {}
+    const { timeoutMs, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['timeoutMs'])
     checkMillis(timeoutMs, 'options.timeoutMs')
     return this.#native.wait(id, timeoutMs)
@@ -728,20 +715,34 @@ class Process {
   /** Internal: use `Process.fromPid()` or `Process.fromPath()`. */
   constructor(handle) {
     if (!(handle instanceof native.NativeProcess)) {
-      throw new TypeError('Process cannot be constructed directly; use Process.fromPid() or Process.fromPath()')
+      const err = new TypeError('Process cannot be constructed directly; use Process.fromPid() or Process.fromPath()')
+      err.code = 'ERR_INVALID_ARG'
+      throw err
     }
     this.#native = handle
   }
 
   static fromPid(pid) {
     checkPid(pid)
-    const handle = native.NativeProcess.fromPid(pid)
+    let handle
+    try {
+      handle = native.NativeProcess.fromPid(pid)
+    } catch (err) {
+      // A static of a native class: not wrapped by wrapNative.
+      throw mapError(err)
+    }
     return handle === null ? null : new Process(handle)
   }
 
   static fromPath(path) {
     if (typeof path !== 'string') throw invalidArg(`path must be a string, got ${describe(path)}`)
-    return native.NativeProcess.fromPath(path).map((handle) => new Process(handle))
+    let handles
+    try {
+      handles = native.NativeProcess.fromPath(path)
+    } catch (err) {
+      throw mapError(err)
+    }
+    return handles.map((handle) => new Process(handle))
   }
 
   get pid() {
@@ -775,7 +776,7 @@ class Process {
 
   async terminate(options) {
     checkOptionsObject(options, 'options')
-    const { group, gracefulMs, timeoutMs, signal, ...rest } = options || {}
+    const { group, gracefulMs, timeoutMs, signal, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', TERMINATE_OPTIONS)
     if (group !== undefined && typeof group !== 'boolean') {
       throw invalidArg(`options.group must be a boolean, got ${describe(group)}`)
@@ -787,7 +788,7 @@ class Process {
 
   async waitForExit(options) {
     checkOptionsObject(options, 'options')
-    const { timeoutMs, signal, ...rest } = options || {}
+    const { timeoutMs, signal, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', WAIT_OPTIONS)
     checkNumber(timeoutMs, 'options.timeoutMs')
     return withSignal(signal, 'options', (token) => this.#native.waitForExit(timeoutMs, token))

@@ -13,6 +13,7 @@ import { collector, exists } from './helpers.js'
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
 const native = createRequire(import.meta.url)('../native.js') as {
   testPanicOn(needle: string, on: boolean): void
+  testPanic(message: string): void
 }
 
 // ❤️ (U+2764 U+FE0F) at the bottom-right cell, then 'x' in the last column of
@@ -102,6 +103,21 @@ describe('the 23-byte corner output (VS16 at the bottom-right cell)', () => {
     expect(r.out).toContain('\x1b[23;80Hx')
     expect(r.out).toContain('done')
     expect(r.screen).toContain('done')
+  })
+})
+
+describe('a panic in an exported function', () => {
+  it('is thrown as ERR_INTERNAL with the panic message, and the process goes on', () => {
+    let err: (Error & { code?: string; cause?: unknown }) | undefined
+    try {
+      native.testPanic('deliberate test panic')
+    } catch (e) {
+      err = e as typeof err
+    }
+    expect(err?.code).toBe('ERR_INTERNAL')
+    expect(err?.message).toContain('deliberate test panic')
+    expect(err?.cause).toBeInstanceOf(Error)
+    expect(PtySession.spawn({ command: 'true' }).pid).toBeGreaterThan(0)
   })
 })
 

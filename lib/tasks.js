@@ -11,19 +11,8 @@ function ptypilot() {
   return require('../index.js')
 }
 
-/** An Error with a stable code, as the rest of the package makes them. */
-function codedError(code, message) {
-  const err = new Error(message)
-  err.code = code
-  return err
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`
-}
+const { codedError, describe } = require('./errors.js')
+const { checkSignal, own } = require('./args.js')
 
 function checkObject(value, what) {
   if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
@@ -32,15 +21,8 @@ function checkObject(value, what) {
 }
 
 function checkMillis(value, what) {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
-    throw codedError('ERR_INVALID_ARG', `${what} must be a non-negative number of milliseconds, got ${describe(value)}`)
-  }
-}
-
-function checkSignal(signal, what) {
-  if (signal === undefined) return
-  if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean') {
-    throw codedError('ERR_INVALID_ARG', `${what} must be an AbortSignal, got ${describe(signal)}`)
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1e12)) {
+    throw codedError('ERR_INVALID_ARG', `${what} must be a non-negative number of milliseconds, got ${describe(value)} (at most 1e12)`)
   }
 }
 
@@ -69,7 +51,7 @@ class TaskRunner {
 
   constructor(options) {
     checkObject(options, 'options')
-    const { defaults, onEvent, keepFinished = DEFAULT_KEEP_FINISHED, ...rest } = options || {}
+    const { defaults, onEvent, keepFinished = DEFAULT_KEEP_FINISHED, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', RUNNER_KEYS)
     checkObject(defaults, 'options.defaults')
     if (onEvent !== undefined && typeof onEvent !== 'function') {
@@ -78,7 +60,7 @@ class TaskRunner {
     if (typeof keepFinished !== 'number' || !Number.isInteger(keepFinished) || keepFinished < 0) {
       throw codedError('ERR_INVALID_ARG', `options.keepFinished must be a non-negative integer, got ${describe(keepFinished)}`)
     }
-    this.#defaults = { ...(defaults || {}) }
+    this.#defaults = { ...(own(defaults, 'options.defaults') || {}) }
     this.#keepFinished = keepFinished
     if (onEvent !== undefined) this.#listeners.add(onEvent)
   }
@@ -99,11 +81,11 @@ class TaskRunner {
   start(options) {
     checkObject(options, 'options')
     if (!options) throw codedError('ERR_INVALID_ARG', 'start() needs options with a `command`')
-    const { name, ...ptyOptions } = { ...this.#defaults, ...options }
+    const { name, ...ptyOptions } = { ...this.#defaults, ...own(options, 'options') }
     if (name !== undefined && typeof name !== 'string') {
       throw codedError('ERR_INVALID_ARG', `options.name must be a string, got ${describe(name)}`)
     }
-    checkSignal(ptyOptions.signal, 'options.signal')
+    checkSignal(ptyOptions.signal, 'options')
     const taskId = `task-${this.#next}`
     const task = {
       taskId,
@@ -208,10 +190,10 @@ class TaskRunner {
   async wait(taskId, options) {
     const task = this.#task(taskId, 'wait')
     checkObject(options, 'options')
-    const { timeoutMs, signal, ...rest } = options || {}
+    const { timeoutMs, signal, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['timeoutMs', 'signal'])
     checkMillis(timeoutMs, 'options.timeoutMs')
-    checkSignal(signal, 'options.signal')
+    checkSignal(signal, 'options')
     if (task.state !== 'running' || (timeoutMs === undefined && signal === undefined)) return task.done.promise
     let timer
     let detach = () => {}
@@ -242,7 +224,7 @@ class TaskRunner {
   async cancel(taskId, options) {
     const task = this.#task(taskId, 'cancel')
     checkObject(options, 'options')
-    const { graceMs, ...rest } = options || {}
+    const { graceMs, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['graceMs'])
     checkMillis(graceMs, 'options.graceMs')
     if (task.state === 'running') await task.session.terminate(graceMs === undefined ? undefined : { graceMs })

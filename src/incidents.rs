@@ -57,6 +57,15 @@ pub fn test_panic_on(needle: String, on: bool) {
     guard::test_hook::set(needle.as_bytes(), on);
 }
 
+/// Test hook: panics in an exported function, to show that the caller gets
+/// an error (`ERR_INTERNAL` once the JS layer mapped it) and the process
+/// goes on. Not part of the public API.
+#[napi(catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn test_panic(message: String) {
+    panic!("{message}");
+}
+
 /// Runs the body of a callback that Node-API or libuv calls (where a panic
 /// would abort the process) under the boundary; a panic is reported and
 /// `fallback` returned.

@@ -64,7 +64,10 @@ pub(super) async fn sleep_until(at: Option<Instant>) {
 /// For [`INTERRUPT_GRACE`], Ctrl-C: SIGINT to the terminal's foreground
 /// process group, and again to each new foreground group (some shells, zsh
 /// among them, lose a SIGINT that arrives between two commands, and the next
-/// job would never see one). Then SIGTERM to the foreground job's process
+/// job would never see one), and again when the group's leader has since
+/// started another program (a SIGINT that reached a job's first process
+/// between `fork` and `exec` met the shell's handler there and was lost).
+/// Then SIGTERM to the foreground job's process
 /// tree, after another grace SIGKILL, and after another the shell is killed.
 /// When the shell itself is in the foreground after the SIGINT phase (a
 /// builtin loop that ignores SIGINT), the shell is killed at once.
@@ -78,8 +81,9 @@ pub(super) struct Interrupt {
     pub(super) armed: bool,
     /// When the first SIGINT went out.
     pub(super) since: Option<Instant>,
-    /// The process group that got the last SIGINT.
-    pub(super) interrupted: Option<Pid>,
+    /// The process group that got the last SIGINT, and the program its
+    /// leader ran then.
+    pub(super) interrupted: Option<(Pid, Option<std::path::PathBuf>)>,
     /// Steps taken after the SIGINT phase.
     pub(super) escalations: u8,
     pub(super) next_at: Option<Instant>,
@@ -120,9 +124,11 @@ impl Interrupt {
         let term_at = since + INTERRUPT_GRACE;
         if now < term_at {
             let target = foreground.unwrap_or(shell);
-            if self.interrupted != Some(target) {
+            let program = std::fs::read_link(format!("/proc/{target}/exe")).ok();
+            let seen = Some((target, program));
+            if self.interrupted != seen {
                 let _ = nix::sys::signal::killpg(NixPid::from_raw(target), Signal::SIGINT);
-                self.interrupted = Some(target);
+                self.interrupted = seen;
             }
             self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
             return;
