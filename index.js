@@ -4,7 +4,7 @@
 // RegExp waits, promises for events, Symbol.asyncDispose) and stays thin.
 
 const { codedError, invalidArg, describe, mapError, wrapNative } = require('./lib/errors.js')
-const { checkSignal, jsonValue, own, read } = require('./lib/args.js')
+const { checkSignal, isInstance, jsonValue, own, read } = require('./lib/args.js')
 // Every error from the binding gets a documented code (lib/errors.js).
 const native = wrapNative(require('./native.js'))
 
@@ -206,7 +206,7 @@ class PtySession {
   }
 
   write(data) {
-    if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+    if (typeof data !== 'string' && !isInstance(data, Uint8Array)) {
       throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
     }
     this.#native.write(data)
@@ -394,7 +394,7 @@ function matcher(pattern) {
       return at === -1 ? null : trimmed
     }
   }
-  if (pattern instanceof RegExp) {
+  if (isInstance(pattern, RegExp)) {
     const re = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''))
     return (text) => {
       const m = re.exec(text)
@@ -652,15 +652,21 @@ function encodeKeys(keys, modes) {
   if (!Array.isArray(keys)) {
     throw invalidArg(`keys must be an array of key names, got ${describe(keys)}`)
   }
-  for (let i = 0; i < keys.length; i++) {
-    if (typeof keys[i] !== 'string') {
-      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(keys[i])}`)
+  const names = []
+  const length = read(keys, 'length', 'keys')
+  for (let i = 0; i < length; i++) {
+    const name = read(keys, i, 'keys')
+    if (typeof name !== 'string') {
+      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(name)}`)
     }
+    names.push(name)
   }
+  keys = names
   if (modes !== undefined && modes !== null) {
     if (typeof modes !== 'object' || Array.isArray(modes)) {
       throw invalidArg(`modes must be an object, got ${describe(modes)}`)
     }
+    modes = own(modes, 'modes')
     for (const key of Object.keys(modes)) {
       if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
         throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad)`)
@@ -714,7 +720,7 @@ class Process {
 
   /** Internal: use `Process.fromPid()` or `Process.fromPath()`. */
   constructor(handle) {
-    if (!(handle instanceof native.NativeProcess)) {
+    if (!isInstance(handle, native.NativeProcess)) {
       const err = new TypeError('Process cannot be constructed directly; use Process.fromPid() or Process.fromPath()')
       err.code = 'ERR_INVALID_ARG'
       throw err

@@ -156,7 +156,7 @@ const KEYS = {
   shell: ['shell', 'cwd', 'env', 'cols', 'rows'],
   run: ['command', 'cwd', 'env', 'timeoutMs', 'signal', 'maxOutputBytes'],
   wait: ['timeoutMs', 'signal', 'quietMs', 'in', 'since', 'tail', 'raw', 'graceMs', 'gracefulMs', 'group', 'throttleMs'],
-  registry: ['cwd', 'maxHandles', 'maxContentChars', 'onEvent'],
+  registry: ['cwd', 'maxHandles', 'maxContentChars', 'onEvent', 'isolation'],
   tool: ['name', 'description', 'commands', 'cwd'],
   runner: ['defaults', 'onEvent', 'keepFinished'],
 }
@@ -199,6 +199,9 @@ describe('every public function fails with a documented code on hostile argument
     const shell = own(new ptypilot.Shell(), (s) => s.close())
     const registry = own(new ptypilot.ToolRegistry(), (r) => r.abortAll())
     registry.register(ptypilot.gitTool())
+    // The same API, served by a child process.
+    const isolated = own(new ptypilot.ToolRegistry({ isolation: 'process' }), (r) => r.abortAll())
+    isolated.register(ptypilot.gitTool())
     const runner = own(new ptypilot.TaskRunner(), (r) => r.cancelAll())
     const track = (x: unknown) => {
       if (x instanceof ptypilot.PtySession) own(x, (s) => s.kill())
@@ -242,6 +245,11 @@ describe('every public function fails with a documented code on hostile argument
       ['ToolRegistry#definitions', () => (registry as any).definitions(arg())],
       ['ToolRegistry#call', () => (registry as any).call(pick(['git', 'nope', arg()]), arg())],
       ['ToolRegistry#wait', () => (registry as any).wait(arg(), arg('wait'))],
+      ['isolated ToolRegistry#register', () => (isolated as any).register(arg('tool'))],
+      ['isolated ToolRegistry#schema', () => (isolated as any).schema(arg())],
+      ['isolated ToolRegistry#definitions', () => (isolated as any).definitions(arg())],
+      ['isolated ToolRegistry#call', () => (isolated as any).call(pick(['git', 'nope', arg()]), arg())],
+      ['isolated ToolRegistry#wait', () => (isolated as any).wait(arg(), arg('wait'))],
       ['new TaskRunner', () => new P.TaskRunner(arg('runner'))],
       ['TaskRunner#start', () => (runner as any).start(arg('pty'))],
       ['TaskRunner#onEvent', () => (runner as any).onEvent(arg())],

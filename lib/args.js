@@ -22,6 +22,15 @@ function read(object, key, what, code = 'ERR_INVALID_ARG') {
   }
 }
 
+/** `value instanceof Class`, false when a proxy's trap throws. */
+function isInstance(value, Class) {
+  try {
+    return value instanceof Class
+  } catch {
+    return false
+  }
+}
+
 /**
  * A plain copy of the own enumerable properties of an options object (what
  * `{ ...options }` copies), read so that a getter or proxy trap that throws
@@ -47,7 +56,7 @@ function own(options, what) {
  */
 function checkSignal(signal, what) {
   if (signal === undefined || signal === null) return
-  if (signal instanceof AbortSignal) return
+  if (isInstance(signal, AbortSignal)) return
   const bad = () => invalidArg(`${what}.signal must be an AbortSignal, got ${describe(signal)}`)
   if (typeof signal !== 'object') throw bad()
   for (const [key, type] of [
@@ -133,4 +142,4 @@ function jsonValue(value, root, code) {
   return copy(value, root)
 }
 
-module.exports = { MAX_DEPTH, read, own, checkSignal, jsonValue }
+module.exports = { MAX_DEPTH, read, own, isInstance, checkSignal, jsonValue }

@@ -9,8 +9,12 @@ const native = require('../native.js')
 /** The bytes of key data as the native side takes them, or null. */
 function keyData(data) {
   if (typeof data === 'string') return data
-  if (Buffer.isBuffer(data)) return data
-  if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  try {
+    if (Buffer.isBuffer(data)) return data
+    if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  } catch {
+    // A proxy whose traps throw is not key data either.
+  }
   return null
 }
 

@@ -258,8 +258,13 @@ function info(task) {
 
 /** A task's default name: its command line. */
 function displayName(options) {
-  const args = Array.isArray(options.args) ? options.args : []
-  return [options.command, ...args].join(' ')
+  try {
+    const args = Array.isArray(options.args) ? options.args : []
+    return [options.command, ...args].join(' ')
+  } catch {
+    // Options the session will refuse (with a coded error) anyway.
+    return 'task'
+  }
 }
 
 function deferred() {
