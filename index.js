@@ -813,3 +813,5 @@ module.exports.TaskRunner = require('./lib/tasks.js').TaskRunner
 // matchesLegacySequence) and applyBashFixups.
 Object.assign(module.exports, require('./lib/keys.js'))
 module.exports.applyBashFixups = require('./lib/bash-fixups.js').applyBashFixups
+// The screen model alone (no program, no pty): ScreenModel.
+module.exports.ScreenModel = require('./lib/screen-model.js').ScreenModel

@@ -15,5 +15,6 @@ mod keys;
 mod options;
 mod process;
 mod pty_session;
+mod screen_model;
 mod shell;
 mod tool_registry;

@@ -83,7 +83,7 @@ pub struct ScreenSnapshot {
 }
 
 impl ScreenSnapshot {
-    fn new(s: Snapshot, seq: u64) -> Self {
+    pub(crate) fn new(s: Snapshot, seq: u64) -> Self {
         ScreenSnapshot {
             text: s.text,
             cursor: CursorPosition {
