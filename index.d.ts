@@ -1,3 +1,4 @@
+/// <reference types="node" />
 // ptypilot — drive interactive terminal programs from Node.js.
 //
 // Every error thrown or rejected by this package is an `Error` with a stable
@@ -32,6 +33,9 @@
  * - `ERR_HOST_CRASHED`: the isolated host process died.
  * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
  *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
+ * - `ERR_NO_BINDING`: thrown by `require('ptypilot')` / `import` when the native addon cannot be
+ *   loaded; the message names the platform, architecture and libc, the package looked for, why
+ *   each attempt failed (not found, or the load error) and how to fix it.
  */
 export type PtypilotErrorCode =
   | 'ERR_INVALID_ARG'
@@ -46,6 +50,7 @@ export type PtypilotErrorCode =
   | 'ERR_LIMIT'
   | 'ERR_HOST_CRASHED'
   | 'ERR_INTERNAL'
+  | 'ERR_NO_BINDING'
 
 /** The shape of errors thrown or rejected by ptypilot. */
 export interface PtypilotError extends Error {

@@ -1,12 +1,13 @@
 'use strict'
-// The public JS surface of ptypilot. The generated binding (native.js) is
-// internal; this layer adds what is better done in JS (AbortSignal wiring,
-// RegExp waits, promises for events, Symbol.asyncDispose) and stays thin.
+// The public JS surface of ptypilot. The native addon (loaded by
+// lib/binding.js) is internal; this layer adds what is better done in JS
+// (AbortSignal wiring, RegExp waits, promises for events, Symbol.asyncDispose)
+// and stays thin. index.mjs re-exports it for `import`.
 
 const { codedError, invalidArg, describe, mapError, wrapNative } = require('./lib/errors.js')
 const { checkSignal, isInstance, jsonValue, own, read } = require('./lib/args.js')
 // Every error from the binding gets a documented code (lib/errors.js).
-const native = wrapNative(require('./native.js'))
+const native = wrapNative(require('./lib/binding.js'))
 
 /** Bridges an AbortSignal to a native CancelToken; returns [token, detach]. */
 function cancelTokenFor(signal, what) {

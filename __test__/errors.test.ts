@@ -25,6 +25,7 @@ const ALL = [
   'ERR_LIMIT',
   'ERR_HOST_CRASHED',
   'ERR_INTERNAL',
+  'ERR_NO_BINDING',
 ] as const satisfies readonly PtypilotErrorCode[]
 type Missing = Exclude<PtypilotErrorCode, (typeof ALL)[number]>
 const unionIsCovered: [Missing] extends [never] ? true : false = true

@@ -1,0 +1,219 @@
+// The package as users get it: both tarballs packed (scripts/pack-local.js,
+// from the addon `npm test` built), installed with npm into a fresh project
+// whose PATH has no cargo or rustc, then used from CommonJS, from an ES
+// module, in a real session, and type-checked with TypeScript (strict;
+// NodeNext and Bundler resolution; with and without the user's own
+// @types/node). Also: what the tarballs hold, the glibc the binary needs, and
+// that versions and entry points agree.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { execFile, spawnSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+const repo = fileURLToPath(new URL('..', import.meta.url))
+const require = createRequire(import.meta.url)
+const { packLocal, maxGlibc, hostKey, describePack } = require('../scripts/pack-local.js') as typeof import('../scripts/pack-local.js')
+const { sync } = require('../scripts/version-sync.js') as typeof import('../scripts/version-sync.js')
+const run = promisify(execFile)
+
+const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
+const key = hostKey()
+const published = existsSync(join(repo, 'npm', key))
+
+/** PATH without the folders that hold cargo or rustc: a machine without Rust. */
+const pathWithoutRust = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir !== '' && !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc')))
+  .join(delimiter)
+
+/** Whether the build links with zig (scripts/build.js uses it when present). */
+function zigAvailable(): boolean {
+  const ok = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0
+  return ok('cargo', ['zigbuild', '--help']) && (ok('zig', ['version']) || ok('python3', ['-m', 'ziglang', 'version']))
+}
+
+describe('version sync', () => {
+  it('root, platform packages, optionalDependencies and the lock file are in step', () => {
+    expect(sync(repo, false)).toEqual([])
+    const platforms = pkg.napi.targets.length
+    expect(Object.values(pkg.optionalDependencies)).toEqual(Array(platforms).fill(pkg.version))
+  })
+
+  it('finds and fixes a platform package or optional dependency out of step', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ptypilot-version-'))
+    try {
+      cpSync(join(repo, 'npm'), join(root, 'npm'), { recursive: true })
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version: '9.8.7' }))
+      const changes = sync(root, false)
+      expect(changes).toContain(`npm/${key}/package.json: version ${pkg.version} -> 9.8.7`)
+      expect(changes.some((c: string) => c.startsWith('package.json: optionalDependencies'))).toBe(true)
+      expect(sync(root, true)).toEqual(changes)
+      expect(sync(root, false)).toEqual([])
+      const fixed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+      expect(fixed.optionalDependencies[`ptypilot-${key}`]).toBe('9.8.7')
+      expect(JSON.parse(readFileSync(join(root, 'npm', key, 'package.json'), 'utf8')).version).toBe('9.8.7')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('entry points', () => {
+  it('the ES module entry exports exactly what the CommonJS entry exports, as the same objects', () => {
+    // In a plain node: Vitest loads modules its own way.
+    const script = `import * as esm from './index.mjs'
+import { createRequire } from 'node:module'
+const cjs = createRequire(import.meta.url)('./index.js')
+const names = Object.keys(esm).filter((k) => k !== 'default')
+console.log(JSON.stringify({ esm: names.sort(), cjs: Object.keys(cjs).sort(),
+  same: names.every((k) => esm[k] === cjs[k]) && esm.default === cjs }))`
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' })
+    expect(result.stderr).toBe('')
+    const { esm, cjs, same } = JSON.parse(result.stdout)
+    expect(esm, 'index.mjs must list every name index.js exports').toEqual(cjs)
+    expect(same).toBe(true)
+  })
+})
+
+describe.skipIf(!published)('installed from the packed tarballs', () => {
+  let work = ''
+  let packs: ReturnType<typeof packLocal>
+  let project = ''
+  const env = { ...process.env, PATH: pathWithoutRust }
+
+  const npm = (args: string[]) =>
+    run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: project, env })
+  const node = (args: string[]) => run(process.execPath, args, { cwd: project, env })
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'ptypilot-package-'))
+    packs = packLocal({ out: join(work, 'dist'), build: false })
+    project = join(work, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
+    await npm(['install', packs.root.file, packs.platform.file])
+  }, 120_000)
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true })
+  })
+
+  it('the tarballs hold what users need and nothing else', () => {
+    for (const p of [packs.root, packs.platform]) console.log(describePack(p))
+    for (const file of packs.root.files) {
+      expect(file).toMatch(/^(README\.md|package\.json|index\.(js|mjs|d\.ts|d\.mts)|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
+      expect(file).not.toMatch(/(^|\/)(__test__|fixtures|test|tests)\/|\.test\.|\.node$/)
+    }
+    expect(packs.root.files).toEqual(expect.arrayContaining(['index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js']))
+    expect(packs.platform.files.sort()).toEqual(['README.md', 'package.json', `ptypilot.${key}.node`])
+  })
+
+  it.skipIf(!key.startsWith('linux-'))('the binary needs glibc 2.28 or older', () => {
+    const binary = join(project, 'node_modules', `ptypilot-${key}`, `ptypilot.${key}.node`)
+    const glibc = maxGlibc(binary)
+    console.log(`highest glibc symbol version ptypilot.${key}.node needs: GLIBC_${glibc}`)
+    expect(glibc).toMatch(/^2\.\d+$/)
+    // Without zig the build links against this machine's glibc (a local
+    // convenience); CI installs zig, so there the floor is always checked.
+    if (process.env.CI || zigAvailable()) {
+      expect(Number(glibc!.split('.')[1])).toBeLessThanOrEqual(28)
+    }
+  })
+
+  it('the project has no Rust toolchain on its PATH', () => {
+    expect(spawnSync('cargo', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' })
+    expect(spawnSync('rustc', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('require() and import load the installed package and run a real session', async () => {
+    writeFileSync(
+      join(project, 'cjs.js'),
+      `const ptypilot = require('ptypilot')
+console.log(JSON.stringify({ resolved: require.resolve('ptypilot'), names: Object.keys(ptypilot) }))`,
+    )
+    const cjs = JSON.parse((await node(['cjs.js'])).stdout)
+    expect(cjs.resolved).toBe(join(project, 'node_modules', 'ptypilot', 'index.js'))
+    expect(cjs.names).toEqual(expect.arrayContaining(['PtySession', 'ToolRegistry', 'exec', 'Shell', 'Process']))
+
+    writeFileSync(
+      join(project, 'esm.mjs'),
+      `import { PtySession, ToolRegistry, gitTool } from 'ptypilot'
+import ptypilot from 'ptypilot'
+import { createRequire } from 'node:module'
+const session = PtySession.spawn({ command: 'echo', args: ['hello from', 'the package'] })
+const { screen } = await session.waitFor('hello from the package')
+const exit = await session.exited
+const registry = new ToolRegistry()
+registry.register(gitTool())
+const same = PtySession === ptypilot.PtySession && PtySession === createRequire(import.meta.url)('ptypilot').PtySession
+console.log(JSON.stringify({ text: screen.text, exit, tools: registry.names(), same, url: import.meta.resolve('ptypilot') }))`,
+    )
+    const esm = JSON.parse((await node(['esm.mjs'])).stdout)
+    expect(esm.text).toBe('hello from the package')
+    expect(esm.exit).toMatchObject({ exitCode: 0, signal: null })
+    expect(esm.tools).toEqual(['git'])
+    expect(esm.same).toBe(true)
+    expect(esm.url).toBe(`file://${join(project, 'node_modules', 'ptypilot', 'index.mjs')}`)
+  })
+
+  it('type-checks in strict mode with NodeNext and Bundler resolution, with and without the user\'s @types/node', async () => {
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc')
+    const source = (importLine: string) => `${importLine}
+import type { PtyExit, PtypilotError, PtypilotErrorCode, ScreenSnapshot } from 'ptypilot'
+export async function demo(signal: AbortSignal): Promise<number | null> {
+  const session = PtySession.spawn({ command: 'echo', args: ['hi'], signal })
+  const snapshot: ScreenSnapshot = session.screen()
+  const exit: PtyExit = await session.exited
+  const registry = new ToolRegistry()
+  registry.register(gitTool())
+  const code: PtypilotErrorCode = 'ERR_NO_BINDING'
+  // @ts-expect-error: not an error code (this line fails if the types are missing or loose)
+  const wrong: PtypilotErrorCode = 'ERR_SOMETHING_ELSE'
+  const err = new Error() as PtypilotError
+  void [snapshot.text.length, code, wrong, err.code, registry[Symbol.asyncDispose]]
+  return exit.exitCode
+}
+`
+    const named = `import { PtySession, ToolRegistry, gitTool } from 'ptypilot'`
+    writeFileSync(join(project, 'esm.mts'), source(`${named}\nimport ptypilot from 'ptypilot'\nvoid ptypilot.PtySession`))
+    writeFileSync(join(project, 'cjs.cts'), source(named))
+    writeFileSync(join(project, 'bundled.ts'), source(named))
+    const config = (name: string, options: object, files: string[]) =>
+      writeFileSync(
+        join(project, name),
+        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', lib: ['ES2022'], ...options }, files }),
+      )
+    // "bare": "types": [] loads none of the project's own @types, as in a
+    // project that never installed @types/node; only ptypilot's own reference
+    // brings Node's types in. The NodeNext one also checks the declaration
+    // files themselves (skipLibCheck: false; both index.d.ts and index.d.mts).
+    // "user": the user's own @types/node, with the usual skipLibCheck.
+    const nodenext = { module: 'NodeNext', moduleResolution: 'NodeNext' }
+    const bundler = { module: 'ESNext', moduleResolution: 'Bundler' }
+    config('tsconfig.nodenext.bare.json', { ...nodenext, types: [], skipLibCheck: false }, ['esm.mts', 'cjs.cts'])
+    config('tsconfig.bundler.bare.json', { ...bundler, types: [], skipLibCheck: true }, ['bundled.ts'])
+    config('tsconfig.nodenext.user.json', { ...nodenext, skipLibCheck: true }, ['esm.mts', 'cjs.cts'])
+    config('tsconfig.bundler.user.json', { ...bundler, skipLibCheck: true }, ['bundled.ts'])
+    const check = (suffix: string) =>
+      Promise.all(
+        ['nodenext', 'bundler'].map((mode) =>
+          run(process.execPath, [tsc, '-p', `tsconfig.${mode}.${suffix}.json`], { cwd: project, env }).catch((err) => {
+            throw new Error(`tsc ${mode} (${suffix}) failed:\n${err.stdout}${err.stderr}`)
+          }),
+        ),
+      )
+    expect(existsSync(join(project, 'node_modules', '@types', 'node'))).toBe(true) // ptypilot's dependency
+    await check('bare')
+    // The user installs @types/node themselves (the version this repository uses, from npm's cache).
+    const userTypes = require('@types/node/package.json').version as string
+    await npm(['install', '--save-dev', `@types/node@${userTypes}`])
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules', '@types', 'node', 'package.json'), 'utf8'))
+    expect(installed.version).toBe(userTypes)
+    expect(existsSync(join(project, 'node_modules', 'ptypilot', 'node_modules'))).toBe(false) // one copy, shared
+    await check('user')
+  }, 120_000)
+})
