@@ -11,7 +11,7 @@ import { PtySession, Shell, exec } from '../index.js'
 import { collector, exists } from './helpers.js'
 
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
-const native = createRequire(import.meta.url)('../native.js') as {
+const native = createRequire(import.meta.url)('../lib/binding.js') as {
   testPanicOn(needle: string, on: boolean): void
   testPanic(message: string): void
 }
