@@ -3,7 +3,7 @@
 // `npm run build`: builds the release addon, ptypilot.<platform>.node in the
 // package root, with `napi build`.
 //
-// On Linux x64 with glibc, when cargo-zigbuild and zig are installed
+// On Linux (x64, arm64) with glibc, when cargo-zigbuild and zig are installed
 // (`pip install cargo-zigbuild`, which brings zig as the `ziglang` package),
 // the addon is linked by zig against glibc 2.28, so that the binary loads on
 // every distribution Node 20 supports; this is the build that is published.
@@ -18,6 +18,8 @@ const path = require('node:path')
 const ROOT = path.join(__dirname, '..')
 /** The oldest glibc the published Linux binaries support (Node 20 needs 2.28 too). */
 const GLIBC_FLOOR = '2.28'
+/** Rust's name for each Linux architecture a package is published for. */
+const LINUX_ARCH = /** @type {Record<string, string>} */ ({ x64: 'x86_64', arm64: 'aarch64' })
 
 /** @param {string} command @param {string[]} args */
 function succeeds(command, args) {
@@ -40,13 +42,17 @@ function isGlibc() {
 
 function main() {
   const debug = process.argv.includes('--debug')
+  // No generated JS loader (lib/binding.js is ours). The generated
+  // declarations go to native.d.ts (a reference for contributors, not
+  // shipped); napi's default would overwrite the hand-written index.d.ts.
   const args = ['build', '--platform', '--no-js', '--dts', 'native.d.ts']
   if (!debug) args.push('--release')
-  if (!debug && process.arch === 'x64' && isGlibc()) {
+  const rustArch = LINUX_ARCH[process.arch]
+  if (!debug && rustArch && isGlibc()) {
     if (zigAvailable()) {
       // napi passes the suffixed target to cargo-zigbuild, which builds
-      // x86_64-unknown-linux-gnu and has zig link against that glibc.
-      args.push('--cross-compile', '--target', `x86_64-unknown-linux-gnu.${GLIBC_FLOOR}`)
+      // <arch>-unknown-linux-gnu and has zig link against that glibc.
+      args.push('--cross-compile', '--target', `${rustArch}-unknown-linux-gnu.${GLIBC_FLOOR}`)
       console.error(`build: linking with zig against glibc ${GLIBC_FLOOR}`)
     } else {
       console.error(
