@@ -3,5 +3,21 @@
 // Every name index.js exports is listed here (a test checks the two agree).
 import ptypilot from './index.js'
 
-export const { PtySession, exec, encodeKeys, Process, Shell, executeShell, ToolRegistry, gitTool, TaskRunner } = ptypilot
+export const {
+  PtySession,
+  exec,
+  encodeKeys,
+  Process,
+  Shell,
+  executeShell,
+  ToolRegistry,
+  gitTool,
+  TaskRunner,
+  parseKey,
+  matchesKey,
+  parseKittySequence,
+  matchesKittySequence,
+  matchesLegacySequence,
+  applyBashFixups,
+} = ptypilot
 export default ptypilot

@@ -5,7 +5,7 @@
 // does (quotes, substitutions, groups) and runs nothing; the work is native
 // (src/core/shell/fixups.rs).
 
-const native = require('../native.js')
+const native = require('./binding.js')
 
 /** `{ command, stripped }`: the command without its trailing caps. */
 function applyBashFixups(command) {
