@@ -19,5 +19,6 @@ export const {
   matchesKittySequence,
   matchesLegacySequence,
   applyBashFixups,
+  ScreenModel,
 } = ptypilot
 export default ptypilot

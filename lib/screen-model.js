@@ -6,7 +6,7 @@
 // comparing the model with other terminal emulators.
 'use strict'
 
-const native = require('../native.js')
+const native = require('./binding.js')
 
 function invalidArg(message) {
   const err = new Error(message)
