@@ -121,6 +121,17 @@ export interface PtyOptions {
   timeoutMs?: number
   /** Aborting terminates the program (TERM, 2 s grace, KILL); the exit has `cancelled: true`. */
   signal?: AbortSignal
+  /**
+   * Answer the program's terminal queries (cursor position `ESC[6n`, device attributes
+   * `ESC[c`, ...) from ptypilot's screen model. Set `false` when a front end that renders the
+   * output — xterm.js fed by `onData`, with its `onData` going to `write` — answers them: a
+   * program must get one answer per query, and two answerers disagree (after a resize the
+   * cursor positions differ). The screen model still tracks everything (`screen()`,
+   * `waitFor`); only its answers stay unsent. Keep the default when nothing else answers
+   * (agents, tests, `exec`): programs that ask and wait would hang without an answer.
+   * @default true
+   */
+  answerQueries?: boolean
 }
 
 /** How a program ended. */
@@ -226,10 +237,15 @@ export declare class PtySession {
    * Rejects with `ERR_SPAWN` (program not found, not executable, bad `cwd`), `ERR_INVALID_ARG`,
    * or `ERR_ALREADY_RUNNING`. `write`, `resize` and `kill` work as soon as `start` returned.
    * A session can be started again after it exited.
+   *
+   * `onData` receives this run's output from the first byte; with `{ raw: true }` as bytes
+   * (see `onData()` for listeners that stay and for the difference).
    */
-  start(options: PtyOptions, onData?: (chunk: string) => void): Promise<PtyExit>
+  start(options: PtyOptions, onData?: (chunk: string) => void, listenerOptions?: { raw?: false }): Promise<PtyExit>
+  start(options: PtyOptions, onData: (chunk: Uint8Array) => void, listenerOptions: { raw: true }): Promise<PtyExit>
   /** Creates and starts a session; throws synchronously on bad options or spawn failures. */
-  static spawn(options: PtyOptions, onData?: (chunk: string) => void): PtySession
+  static spawn(options: PtyOptions, onData?: (chunk: string) => void, listenerOptions?: { raw?: false }): PtySession
+  static spawn(options: PtyOptions, onData: (chunk: Uint8Array) => void, listenerOptions: { raw: true }): PtySession
   /** Resolves with the exit of the current run (or of the last run, once it ended). */
   readonly exited: Promise<PtyExit>
   /** Process id of the program; `null` before `start`. */
@@ -294,6 +310,38 @@ export declare class PtySession {
    * Returns a function that unsubscribes. A listener that throws is reported as a process warning.
    */
   onScreen(listener: (screen: ScreenSnapshot) => void, options?: { /** @default 50 */ throttleMs?: number }): () => void
+  /**
+   * Adds an output listener; returns a function that removes it. Listeners stay across runs
+   * of the session (the `onData` given to `start` is for that run only).
+   *
+   * Each listener gets every chunk of output from when it was added: complete, in order, and
+   * all of it before `exited` resolves. Add it before `start()` to get every byte from the
+   * first; one added later starts with the next chunk delivered (what came before is in
+   * `read()` and `screen()`). With `{ raw: true }` chunks are the bytes exactly as the
+   * program wrote them (`Uint8Array`, no UTF-8 decoding, invalid sequences kept), for front
+   * ends that decode themselves (`term.write(bytes)`); otherwise strings, decoded
+   * incrementally (a character split across reads is never split across chunks; invalid
+   * bytes become U+FFFD). A listener that throws is reported as a process warning.
+   */
+  onData(listener: (chunk: string) => void, options?: { raw?: false }): () => void
+  onData(listener: (chunk: Uint8Array) => void, options: { raw: true }): () => void
+  /**
+   * Flow control, e.g. for xterm.js's write-callback back-pressure: stops reading the
+   * terminal and stops calling output listeners until `resume()`. The program is held by the
+   * pty: it blocks in its next write once the pty's buffer (a few KiB) is full, as under a
+   * terminal that stopped scrolling. Nothing is dropped, and the exit waits too (it comes
+   * after the last output). Memory stays bounded: while paused, at most one more read batch
+   * (16 KiB) is read, on top of output read but not yet delivered when `pause()` was called
+   * (never more than 4 MiB: beyond that a session stops reading for a listener that falls
+   * behind even without a pause). `terminate()`, `kill()` without a signal, an abort and
+   * dispose resume the session so that the program can end. No-op before `start` and after
+   * the exit.
+   */
+  pause(): void
+  /** Ends a `pause()`: what waited is delivered, then the program runs on. */
+  resume(): void
+  /** True between `pause()` and `resume()`. */
+  readonly paused: boolean
   /**
    * With a signal name (`'SIGINT'`, `'SIGHUP'`, ...): sends it to the program's process
    * (`ERR_NOT_RUNNING` after the exit). Without: kills the program and every descendant now (SIGKILL);
@@ -919,6 +967,12 @@ export declare function encodeKeys(keys: string[], modes?: EncodeKeysModes): str
 export interface TaskOptions extends PtyOptions {
   /** Shown in events and lists. @default the command line (`command` and `args`) */
   name?: string
+  /**
+   * `task_log` chunks are the output bytes exactly as the program wrote them (`Uint8Array`),
+   * for front ends that decode themselves (xterm.js `term.write(bytes)`, binary WebSocket
+   * frames); otherwise strings decoded as UTF-8. @default false
+   */
+  raw?: boolean
 }
 
 /** Where a task is: `running`, or how it ended. */
@@ -962,8 +1016,11 @@ export interface TaskStartedEvent {
 export interface TaskLogEvent {
   type: 'task_log'
   taskId: string
-  /** Decoded as UTF-8; a character split across reads is never split across chunks. */
-  chunk: string
+  /**
+   * Decoded as UTF-8 (a character split across reads is never split across chunks), or, for a
+   * task started with `raw: true`, the bytes as written (`Uint8Array`).
+   */
+  chunk: string | Uint8Array
 }
 
 /** The last event of a task: after every `task_log` of it. */

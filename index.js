@@ -123,7 +123,10 @@ class PtySession {
   #exit = deferred()
   /** The exit of the last finished run. */
   #lastExit = undefined
-  #onData = undefined
+  /** The listener given to `start()`, for that run: `{ fn, raw, active }` or undefined. */
+  #runListener = undefined
+  /** Listeners added with `onData()`: `{ fn, raw, active }`, in the order added. */
+  #listeners = []
 
   constructor() {
     if (arguments.length > 0) {
@@ -131,23 +134,23 @@ class PtySession {
     }
   }
 
-  start(options, onData) {
+  start(options, onData, listenerOptions) {
     try {
-      this.#start(options, onData, undefined)
+      this.#start(options, onData, listenerOptions, undefined)
     } catch (err) {
       return Promise.reject(err)
     }
     return this.#exit.promise
   }
 
-  static spawn(options, onData) {
+  static spawn(options, onData, listenerOptions) {
     const session = new PtySession()
-    session.#start(options, onData, undefined)
+    session.#start(options, onData, listenerOptions, undefined)
     return session
   }
 
   [kStartCaptured](options, onData, captureLimit, pipes) {
-    this.#start(options, onData, captureLimit, pipes)
+    this.#start(options, onData, undefined, captureLimit, pipes)
     return this.#exit.promise
   }
 
@@ -155,9 +158,10 @@ class PtySession {
     return this.#native.captured()
   }
 
-  #start(options, onData, captureLimit, pipes) {
+  #start(options, onData, listenerOptions, captureLimit, pipes) {
     checkOptionsObject(options, 'options')
     checkFunction(onData, 'onData')
+    const runListener = onData === undefined ? undefined : listenerEntry(onData, listenerOptions, 'listenerOptions')
     if (this.#native.running) {
       throw codedError(
         'ERR_ALREADY_RUNNING',
@@ -168,8 +172,16 @@ class PtySession {
     checkSignal(signal, 'options')
     const exit = this.#exit
     let detach = () => {}
-    const pump = (data, result) => {
-      if (data !== null && this.#onData !== undefined) this.#onData(data)
+    const pump = (data, result, raw) => {
+      const run = this.#runListener
+      if (data !== null) {
+        if (run !== undefined && !run.raw) run.fn(data)
+        for (const entry of this.#listeners) if (entry.active && !entry.raw) entry.fn(data)
+      }
+      if (raw !== null && raw !== undefined) {
+        if (run !== undefined && run.raw) run.fn(raw)
+        for (const entry of this.#listeners) if (entry.active && entry.raw) entry.fn(raw)
+      }
       if (result !== null) {
         detach()
         this.#lastExit = result
@@ -177,15 +189,19 @@ class PtySession {
         exit.resolve(result)
       }
     }
-    this.#onData = guarded('onData', onData)
+    this.#runListener = runListener
     this.#native.start(options, pump, {
-      streamOutput: onData !== undefined,
+      streamOutput: this.#wants(false),
+      streamRaw: this.#wants(true),
       baseEnv: baseEnv(),
       captureLimit,
       pipes,
     })
     // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
-    detach = onAbort(signal, 'options', () => this.#native.terminate())
+    detach = onAbort(signal, 'options', () => {
+      this.#native.resume()
+      this.#native.terminate()
+    })
   }
 
   get exited() {
@@ -246,6 +262,8 @@ class PtySession {
     if (signal !== undefined && typeof signal !== 'string') {
       throw invalidArg(`kill() takes a signal name such as 'SIGINT', got ${describe(signal)}`)
     }
+    // Ending the program: what it wrote and its exit must be able to come.
+    if (signal === undefined) this.#native.resume()
     this.#native.kill(signal)
   }
 
@@ -255,6 +273,7 @@ class PtySession {
       const { graceMs, ...rest } = own(options, 'options') || {}
       rejectUnknown(rest, 'options', ['graceMs'])
       checkMillis(graceMs, 'options.graceMs')
+      this.#native.resume()
       this.#native.terminate(graceMs)
     } catch (err) {
       return Promise.reject(err)
@@ -354,8 +373,47 @@ class PtySession {
     }
   }
 
+  onData(listener, options) {
+    if (typeof listener !== 'function') throw invalidArg(`onData() needs a listener function, got ${describe(listener)}`)
+    const entry = listenerEntry(listener, options, 'options')
+    // A new array: a delivery in progress goes on over the listeners it started with.
+    this.#listeners = [...this.#listeners, entry]
+    this.#updateStreams()
+    return () => {
+      if (!entry.active) return
+      entry.active = false
+      this.#listeners = this.#listeners.filter((e) => e !== entry)
+      this.#updateStreams()
+    }
+  }
+
+  /** Whether some listener takes raw bytes (`raw`) or text (`!raw`). */
+  #wants(raw) {
+    const run = this.#runListener
+    return (run !== undefined && run.raw === raw) || this.#listeners.some((e) => e.raw === raw)
+  }
+
+  /** Tells the native side which output the listeners take. */
+  #updateStreams() {
+    if (!this.#native.running) return
+    this.#native.setStreams(this.#wants(false), this.#wants(true))
+  }
+
+  pause() {
+    this.#native.pause()
+  }
+
+  resume() {
+    this.#native.resume()
+  }
+
+  get paused() {
+    return this.#native.paused
+  }
+
   async [Symbol.asyncDispose]() {
     if (this.#native.running) {
+      this.#native.resume()
       this.#native.terminate()
       await this.exited
     }
@@ -373,6 +431,15 @@ function withLines(screen) {
   while (lines.length < screen.rows) lines.push('')
   screen.lines = lines
   return screen
+}
+
+/** An output listener's record, its options checked: `{ fn, raw, active }`. */
+function listenerEntry(listener, options, what) {
+  checkOptionsObject(options, what)
+  const { raw = false, ...rest } = options || {}
+  rejectUnknown(rest, what, ['raw'])
+  if (typeof raw !== 'boolean') throw invalidArg(`${what}.raw must be a boolean, got ${describe(raw)}`)
+  return { fn: guarded('onData', listener), raw, active: true }
 }
 
 function rejectUnknown(rest, what, known) {

@@ -118,6 +118,18 @@ describe('TaskRunner', () => {
     expect(runner.list().map((t) => t.taskId)).toEqual(ids)
   })
 
+  it('a raw task logs the exact bytes as Uint8Array chunks', async () => {
+    const { runner, of } = recording()
+    const task = runner.start({ command: 'printf', args: ['a\\377b\\303\\251'], raw: true })
+    expect(await runner.wait(task.taskId)).toMatchObject({ state: 'success' })
+    const chunks = of(task.taskId).flatMap((e) => (e.type === 'task_log' ? [e.chunk] : []))
+    expect(chunks.every((c) => c instanceof Uint8Array)).toBe(true)
+    expect(Buffer.concat(chunks as Uint8Array[])).toEqual(Buffer.from([0x61, 0xff, 0x62, 0xc3, 0xa9]))
+    expect(() => runner.start({ command: 'true', raw: 'yes' as never })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG' }),
+    )
+  })
+
   it('onEvent adds and removes listeners; a throwing listener does not stop the others', async () => {
     const runner = new TaskRunner({
       onEvent: () => {

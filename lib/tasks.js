@@ -81,10 +81,11 @@ class TaskRunner {
   start(options) {
     checkObject(options, 'options')
     if (!options) throw codedError('ERR_INVALID_ARG', 'start() needs options with a `command`')
-    const { name, ...ptyOptions } = { ...this.#defaults, ...own(options, 'options') }
+    const { name, raw = false, ...ptyOptions } = { ...this.#defaults, ...own(options, 'options') }
     if (name !== undefined && typeof name !== 'string') {
       throw codedError('ERR_INVALID_ARG', `options.name must be a string, got ${describe(name)}`)
     }
+    if (typeof raw !== 'boolean') throw codedError('ERR_INVALID_ARG', `options.raw must be a boolean, got ${describe(raw)}`)
     checkSignal(ptyOptions.signal, 'options')
     const taskId = `task-${this.#next}`
     const task = {
@@ -104,7 +105,7 @@ class TaskRunner {
     // Spawn errors (ERR_SPAWN, ERR_INVALID_ARG) are thrown here: a task that
     // never started has no events.
     const onLog = (chunk) => this.#emit({ type: 'task_log', taskId, chunk })
-    const session = ptypilot().PtySession.spawn(ptyOptions, onLog)
+    const session = ptypilot().PtySession.spawn(ptyOptions, onLog, { raw })
     this.#next++
     task.session = session
     task.pid = session.pid

@@ -117,7 +117,7 @@ mod imp {
     struct Watch {
         env: sys::napi_env,
         session: Session,
-        /// The output callback, `pump(data, exit)`.
+        /// The output callback, `pump(text, exit, raw)`.
         pump: sys::napi_ref,
         context: sys::napi_async_context,
         /// The poll handle, made at the first write (a session nobody types
@@ -368,57 +368,86 @@ mod imp {
                 }
             });
         }
-        let data = ready.data;
-        if data.is_empty() {
+        let (data, raw) = (ready.data, ready.raw);
+        if data.is_empty() && raw.is_empty() {
             return;
         }
         // SAFETY: on the JS thread of `env`, outside any JS frame (a libuv
         // callback).
-        if let Err(data) = unsafe { deliver(env, pump, context, data) } {
+        if let Err((data, raw)) = unsafe { deliver(env, pump, context, data, raw) } {
             // Not delivered: the session thread's wake-up brings it.
-            session.give_back(data);
+            session.give_back(data, raw);
         }
     }
 
-    /// Calls `pump(data, null)` in a handle scope, through
-    /// `napi_make_callback` so that promises and `process.nextTick` callbacks
-    /// run after it. Gives the data back when the call could not be made.
+    /// Calls `pump(text, null, raw)` (each `null` when empty) in a handle
+    /// scope, through `napi_make_callback` so that promises and
+    /// `process.nextTick` callbacks run after it. Gives the output back when
+    /// the call could not be made.
     unsafe fn deliver(
         env: sys::napi_env,
         pump: sys::napi_ref,
         context: sys::napi_async_context,
         data: String,
-    ) -> Result<(), String> {
+        raw: Vec<u8>,
+    ) -> Result<(), (String, Vec<u8>)> {
         let ok = sys::Status::napi_ok;
-        // SAFETY: see `on_readable`; every out-pointer is valid.
+        // SAFETY: see `on_readable`; every out-pointer is valid; the array
+        // buffer's memory is `raw.len()` bytes long.
         unsafe {
             let mut scope = ptr::null_mut();
             if sys::napi_open_handle_scope(env, &mut scope) != ok {
-                return Err(data);
+                return Err((data, raw));
             }
             let mut func = ptr::null_mut();
             let mut recv = ptr::null_mut();
             let mut null = ptr::null_mut();
             let mut text = ptr::null_mut();
-            let ready = sys::napi_get_reference_value(env, pump, &mut func) == ok
+            let mut bytes = ptr::null_mut();
+            let mut ready = sys::napi_get_reference_value(env, pump, &mut func) == ok
                 && !func.is_null()
                 && sys::napi_get_global(env, &mut recv) == ok
-                && sys::napi_get_null(env, &mut null) == ok
-                && sys::napi_create_string_utf8(
+                && sys::napi_get_null(env, &mut null) == ok;
+            if ready && !data.is_empty() {
+                ready = sys::napi_create_string_utf8(
                     env,
                     data.as_ptr().cast(),
                     data.len() as isize,
                     &mut text,
                 ) == ok;
+            } else {
+                text = null;
+            }
+            if ready && !raw.is_empty() {
+                let mut memory = ptr::null_mut();
+                let mut buffer = ptr::null_mut();
+                ready = sys::napi_create_arraybuffer(env, raw.len(), &mut memory, &mut buffer)
+                    == ok
+                    && !memory.is_null()
+                    && {
+                        ptr::copy_nonoverlapping(raw.as_ptr(), memory.cast::<u8>(), raw.len());
+                        sys::napi_create_typedarray(
+                            env,
+                            sys::TypedarrayType::uint8_array,
+                            raw.len(),
+                            buffer,
+                            0,
+                            &mut bytes,
+                        ) == ok
+                    };
+            } else {
+                bytes = null;
+            }
             if !ready {
                 sys::napi_close_handle_scope(env, scope);
-                return Err(data);
+                return Err((data, raw));
             }
             drop(data);
-            let argv = [text, null];
+            drop(raw);
+            let argv = [text, null, bytes];
             let mut result = ptr::null_mut();
             let status =
-                sys::napi_make_callback(env, context, recv, func, 2, argv.as_ptr(), &mut result);
+                sys::napi_make_callback(env, context, recv, func, 3, argv.as_ptr(), &mut result);
             if status == sys::Status::napi_pending_exception {
                 // As for any callback that throws: an uncaught exception.
                 let mut error = ptr::null_mut();

@@ -124,9 +124,10 @@ pub struct ReadResult {
     pub truncated: bool,
 }
 
-/// Output and exit go to JS through this threadsafe function: `(data, exit)`.
-/// The pump's arguments: `(data | null, exit | null)`.
-type PumpArgs = FnArgs<(Option<String>, Option<PtyExit>)>;
+/// Output and exit go to JS through this threadsafe function. The pump's
+/// arguments: `(text | null, exit | null, raw | null)`; a call's text and raw
+/// bytes come before its exit.
+type PumpArgs = FnArgs<(Option<String>, Option<PtyExit>, Option<Uint8Array>)>;
 type Pump = ThreadsafeFunction<(), (), PumpArgs, Status, false>;
 
 struct PumpSink(Pump);
@@ -186,6 +187,7 @@ pub fn spawn_options(
         .integer("scrollback", 0.0, f64::from(screen::MAX_SCROLLBACK))?
         .map_or(1000, |n| n as usize);
     let timeout = opts.millis("timeoutMs")?.map(Duration::from_millis);
+    let answer_queries = opts.bool("answerQueries")?.unwrap_or(true);
     // Bridged to a CancelToken by the JS layer.
     opts.skip("signal");
     Ok(SpawnOptions {
@@ -201,6 +203,7 @@ pub fn spawn_options(
         term,
         scrollback,
         timeout,
+        answer_queries,
         ..SpawnOptions::default()
     })
 }
@@ -228,8 +231,10 @@ fn default_shell(base: &Option<Vec<(String, String)>>, env: &[(String, Option<St
 /// How the JS layer wants a session started (internal).
 #[napi(object)]
 pub struct StartHow {
-    /// Deliver output to the pump (there is an `onData`).
+    /// Deliver output to the pump as text (there is a text listener).
     pub stream_output: bool,
+    /// Deliver output to the pump as raw bytes (there is a raw listener).
+    pub stream_raw: Option<bool>,
     /// The environment to inherit (a worker's `process.env`); default: this process's.
     pub base_env: Option<std::collections::HashMap<String, String>>,
     /// Keep the stripped output, head and tail up to this many bytes (exec).
@@ -245,6 +250,9 @@ pub struct NativeSession {
     session: Option<Session>,
     /// The keystroke fast path's watch on the terminal (see `fastpath`).
     watch: Option<u64>,
+    /// Some listener takes output (text or raw): input is worth hurrying its
+    /// answer for (the fast path).
+    streaming: bool,
 }
 
 impl Drop for NativeSession {
@@ -263,8 +271,8 @@ impl NativeSession {
         NativeSession::default()
     }
 
-    /// Starts the program. `pump(data, exit)` receives output (when
-    /// `streamOutput`) and finally the exit. Throws `ERR_ALREADY_RUNNING`,
+    /// Starts the program. `pump(text, exit, raw)` receives output (text when
+    /// `streamOutput`, bytes when `streamRaw`) and finally the exit. Throws `ERR_ALREADY_RUNNING`,
     /// `ERR_INVALID_ARG` or `ERR_SPAWN`.
     #[napi(catch_unwind)]
     pub fn start(
@@ -294,6 +302,7 @@ impl NativeSession {
         let mut spawn = spawn_options(&mut opts, base).into_js(env)?;
         opts.finish().into_js(env)?;
         spawn.stream_output = how.stream_output;
+        spawn.stream_raw = how.stream_raw == Some(true);
         spawn.capture_limit = how.capture_limit.map(|n| n.max(0.0) as usize);
         if how.pipes == Some(true) {
             spawn.pipes = Some(session::PipeOptions {
@@ -305,14 +314,12 @@ impl NativeSession {
         if let Some(id) = self.watch.take() {
             crate::fastpath::close(id);
         }
-        // Output the fast path may deliver before the session thread would;
-        // without a listener for output there is nothing to hurry.
-        let watch = if how.stream_output {
-            crate::fastpath::open(env.raw(), &session, pump.raw())
-        } else {
-            None
-        };
+        // Output the fast path may deliver before the session thread would.
+        // It is armed only while a listener takes output (listeners can be
+        // added later); until the first write it costs no descriptor.
+        let watch = crate::fastpath::open(env.raw(), &session, pump.raw());
         self.watch = watch;
+        self.streaming = how.stream_output || how.stream_raw == Some(true);
         let taker = session.clone();
         let tsfn: Pump = pump
             .build_threadsafe_function::<()>()
@@ -327,7 +334,8 @@ impl NativeSession {
                     contain("closing the fast path", (), || crate::fastpath::close(id));
                 }
                 let data = (!out.data.is_empty()).then_some(out.data);
-                Ok(FnArgs::from((data, out.exit.map(PtyExit::from))))
+                let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));
+                Ok(FnArgs::from((data, out.exit.map(PtyExit::from), raw)))
             })?;
         session.attach(Arc::new(PumpSink(tsfn)));
         crate::cleanup::track(env, crate::cleanup::Owner::Session(session.downgrade()));
@@ -520,6 +528,39 @@ impl NativeSession {
         let (output, truncated) = self.session.as_ref()?.captured()?;
         Some(CapturedOutput { output, truncated })
     }
+
+    /// Which output the pump delivers from now on: text, raw bytes, both or
+    /// neither (as listeners come and go). No-op before `start`.
+    #[napi(catch_unwind)]
+    pub fn set_streams(&mut self, text: bool, raw: bool) {
+        if let Some(session) = &self.session {
+            session.set_streams(text, raw);
+            self.streaming = text || raw;
+        }
+    }
+
+    /// Stops reading the terminal and delivering output until `resume`
+    /// (flow control; see `Session::pause`). No-op before `start`.
+    #[napi(catch_unwind)]
+    pub fn pause(&self) {
+        if let Some(session) = &self.session {
+            session.pause();
+        }
+    }
+
+    /// Ends a `pause`: what waited is delivered, then reading goes on.
+    #[napi(catch_unwind)]
+    pub fn resume(&self) {
+        if let Some(session) = &self.session {
+            session.resume();
+        }
+    }
+
+    /// True between `pause` and `resume`.
+    #[napi(getter, catch_unwind)]
+    pub fn paused(&self) -> bool {
+        self.session.as_ref().is_some_and(Session::is_paused)
+    }
 }
 
 /// A panic of the screen model that the session contained: the session went
@@ -552,8 +593,12 @@ impl NativeSession {
         })
     }
 
-    /// After input: the answer is read on this thread as soon as it comes.
+    /// After input: the answer is read on this thread as soon as it comes
+    /// (when a listener takes output, and not while paused).
     fn arm(&self) {
+        if !self.streaming || self.session.as_ref().is_some_and(Session::is_paused) {
+            return;
+        }
         if let Some(id) = self.watch {
             crate::fastpath::arm(id);
         }

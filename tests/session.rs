@@ -12,6 +12,7 @@ use ptypilot::core::session::{EventSink, Exit, Session, SpawnOptions};
 struct Collector {
     session: Mutex<Option<Session>>,
     data: Mutex<String>,
+    raw: Mutex<Vec<u8>>,
     exit_after: Mutex<Option<(usize, Exit)>>,
 }
 
@@ -30,6 +31,7 @@ impl EventSink for Sink {
                 let mut data = c.data.lock().unwrap();
                 let out = s.take_outbox();
                 data.push_str(&out.data);
+                c.raw.lock().unwrap().extend_from_slice(&out.raw);
                 if let Some(exit) = out.exit {
                     *c.exit_after.lock().unwrap() = Some((data.len(), exit));
                 }
@@ -455,4 +457,57 @@ fn random_typing_run(seed: u64) {
         fast > 0 && woke > 0,
         "both paths delivered: {fast} and {woke} bytes"
     );
+}
+
+/// Whether a program that asks for the cursor position gets an answer
+/// within a second.
+fn cursor_query_answered(answer_queries: bool) -> String {
+    let asker = "import os, select, tty\n\
+                 tty.setraw(0)\n\
+                 os.write(1, b'\\x1b[6n')\n\
+                 r, _, _ = select.select([0], [], [], 1.0)\n\
+                 os.write(1, b'answered' if r else b'unanswered')\n";
+    let mut o = opts("python3", &["-c", asker]);
+    o.answer_queries = answer_queries;
+    let (s, c) = run(o);
+    block_on(s.wait_exit());
+    let (data, _) = wait_delivered(&c);
+    data.replace("\x1b[6n", "")
+}
+
+#[test]
+fn answer_queries_off_leaves_queries_to_the_front_end() {
+    assert_eq!(cursor_query_answered(true), "answered");
+    assert_eq!(cursor_query_answered(false), "unanswered");
+}
+
+#[test]
+fn raw_output_is_the_exact_bytes() {
+    let mut o = opts("printf", &["a\\377b\\303\\251c\\303"]);
+    o.stream_raw = true;
+    let (s, c) = run(o);
+    block_on(s.wait_exit());
+    let (text, _) = wait_delivered(&c);
+    assert_eq!(*c.raw.lock().unwrap(), b"a\xffb\xc3\xa9c\xc3");
+    // The text is decoded: invalid bytes and the cut-off character become U+FFFD.
+    assert_eq!(text, "a\u{fffd}b\u{e9}c\u{fffd}");
+}
+
+#[test]
+fn a_pause_holds_output_and_exit_and_the_drain_loses_nothing_after_it() {
+    let (s, c) = run(opts("sh", &["-c", "sleep 0.2; echo done"]));
+    s.pause();
+    // Longer than the drain's idle and maximum times after the exit.
+    std::thread::sleep(ptypilot::core::session::DRAIN_MAX + Duration::from_millis(300));
+    assert!(
+        s.running(),
+        "the exit waits for the output, which waits for resume"
+    );
+    assert_eq!(s.seq(), 0, "nothing is read while paused");
+    assert!(c.data.lock().unwrap().is_empty());
+    s.resume();
+    let exit = block_on(s.wait_exit());
+    assert_eq!(exit.exit_code, Some(0));
+    let (data, _) = wait_delivered(&c);
+    assert_eq!(data, "done\r\n");
 }

@@ -46,7 +46,11 @@ pub(super) struct Loop {
     pub(super) exit_watch: ExitWatch,
     pub(super) deadline: Option<Instant>,
     pub(super) status: Option<Exit>,
+    /// When the program exited, or when a hold on reading during the drain
+    /// (a listener behind or paused) last ended: the drain clock's start.
     pub(super) exited_at: Option<Instant>,
+    /// The loop saw reading held during the drain and has not seen it end.
+    pub(super) drain_held: bool,
     pub(super) termination: Option<Termination>,
     /// The listener's hold on the terminal last seen, and when: it is taken
     /// back if still the same `LISTENER_HOLD` later.
@@ -143,10 +147,10 @@ impl Loop {
         }
     }
 
-    pub(super) fn finished(&self, now: Instant) -> bool {
-        let Some(exited_at) = self.exited_at else {
+    pub(super) fn finished(&mut self, now: Instant) -> bool {
+        if self.exited_at.is_none() {
             return false;
-        };
+        }
         if let Some(t) = &self.termination
             && t.targets.iter().any(ProcRef::alive)
             && t.give_up_at.is_none_or(|g| now < g)
@@ -156,10 +160,18 @@ impl Loop {
         if self.eof() {
             return true;
         }
-        if self.shared.lock().paused {
-            // The listener is behind; the drain clock stops until it catches up.
+        if self.shared.lock().held() {
+            // The listener is behind or paused; the drain clock stops until
+            // it catches up.
+            self.drain_held = true;
             return false;
         }
+        if std::mem::take(&mut self.drain_held) {
+            // ... and starts again then: what waited in the pty is still to
+            // be read.
+            self.exited_at = Some(now);
+        }
+        let exited_at = self.exited_at.unwrap_or(now);
         let idle_since = self.shared.last_read().max(exited_at);
         now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
     }
@@ -173,7 +185,7 @@ impl Loop {
         let (paused, want_write) = {
             let inner = self.shared.lock();
             (
-                inner.paused,
+                inner.held(),
                 !inner.queue.is_empty() && inner.input_fd.is_some(),
             )
         };
@@ -228,7 +240,7 @@ impl Loop {
             }
             _ => None,
         };
-        let timeout = self.next_timeout(now);
+        let timeout = self.next_timeout(now, paused);
         // Rounded up: a timeout of less than a millisecond must not spin.
         let timeout_ms = timeout.map_or(-1, |t| {
             t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
@@ -302,7 +314,9 @@ impl Loop {
         true
     }
 
-    pub(super) fn next_timeout(&self, now: Instant) -> Option<Duration> {
+    /// How long `poll` may sleep. While reading is `held`, the drain clock
+    /// stands still (the end of the hold wakes the loop).
+    pub(super) fn next_timeout(&self, now: Instant, held: bool) -> Option<Duration> {
         let mut next: Option<Instant> = self.deadline;
         let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
         if let Some((_, since)) = self.hold_seen {
@@ -310,6 +324,7 @@ impl Loop {
         }
         if let Some(exited_at) = self.exited_at
             && !self.eof()
+            && !held
         {
             consider(self.shared.last_read().max(exited_at) + DRAIN_IDLE);
             consider(exited_at + DRAIN_MAX);
@@ -417,10 +432,16 @@ impl Loop {
             inner.exit = Some(exit.clone());
             inner.outbox.exit = Some(exit);
             inner.paused = false;
-            let wake = inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
-            // The listener gets this last wake-up (unless one is pending) and
-            // is then released.
-            inner.sink.take().filter(|_| wake)
+            if inner.user_paused {
+                // The listener paused: `resume` wakes it and releases it.
+                None
+            } else {
+                let wake =
+                    inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
+                // The listener gets this last wake-up (unless one is pending)
+                // and is then released.
+                inner.sink.take().filter(|_| wake)
+            }
         };
         if let Some(sink) = sink {
             sink.wake();

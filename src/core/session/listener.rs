@@ -13,8 +13,8 @@ impl Session {
     /// already waiting, and released after it was woken for the exit.
     pub fn attach(&self, sink: Arc<dyn EventSink>) {
         let mut inner = self.lock();
-        let waiting = !inner.outbox.data.is_empty() || inner.outbox.exit.is_some();
-        if inner.exit.is_none() {
+        let waiting = inner.outbox_waiting() && !inner.user_paused;
+        if inner.exit.is_none() || inner.user_paused {
             inner.sink = Some(sink.clone());
         }
         let wake = waiting && !std::mem::replace(&mut inner.wake_pending, true);
@@ -27,10 +27,14 @@ impl Session {
     /// Takes all undelivered output and, after it, the exit if it happened.
     ///
     /// Call it on [`EventSink::wake`]. If the loop paused reading because the
-    /// outbox was full, this resumes it.
+    /// outbox was full, this resumes it. While the listener has paused the
+    /// session ([`Session::pause`]) it takes nothing.
     pub fn take_outbox(&self) -> Outbox {
         let mut inner = self.lock();
         inner.wake_pending = false;
+        if inner.user_paused {
+            return Outbox::default();
+        }
         let out = std::mem::take(&mut inner.outbox);
         let resume = std::mem::take(&mut inner.paused);
         drop(inner);
@@ -74,7 +78,7 @@ impl Session {
         {
             let inner = self.lock();
             // No `pty_fd` once the exit is known (it is cleared first).
-            if hold == 0 || inner.paused || inner.pty_fd.is_none() {
+            if hold == 0 || inner.held() || inner.pty_fd.is_none() {
                 drop(inner);
                 drop(reader);
                 self.release(hold);
@@ -89,6 +93,7 @@ impl Session {
         drop(reader);
         let mut inner = self.lock();
         let data = std::mem::take(&mut inner.outbox.data);
+        let raw = std::mem::take(&mut inner.outbox.raw);
         let resume = std::mem::take(&mut inner.paused);
         drop(inner);
         let keep = !full && matches!(end, ReadEnd::Again) && !resume;
@@ -97,7 +102,7 @@ impl Session {
         } else if resume {
             self.shared.waker.wake();
         }
-        Ready { data, keep }
+        Ready { data, raw, keep }
     }
 
     /// The listener takes the terminal for a while (`true`; again after every
@@ -135,18 +140,81 @@ impl Session {
     /// Puts output taken by [`Session::read_ready`] back in front of the
     /// outbox, for a listener that could not deliver it, and wakes the
     /// listener for it.
-    pub fn give_back(&self, data: String) {
-        if data.is_empty() {
+    pub fn give_back(&self, data: String, raw: Vec<u8>) {
+        if data.is_empty() && raw.is_empty() {
             return;
         }
         let mut inner = self.lock();
         let rest = std::mem::take(&mut inner.outbox.data);
         inner.outbox.data = data;
         inner.outbox.data.push_str(&rest);
+        let rest = std::mem::take(&mut inner.outbox.raw);
+        inner.outbox.raw = raw;
+        inner.outbox.raw.extend_from_slice(&rest);
         let sink = inner.sink_to_wake();
         drop(inner);
         if let Some(sink) = sink {
             sink.wake();
         }
+    }
+
+    /// What the listener receives from the next processed output on: text
+    /// ([`Outbox::data`]), raw bytes ([`Outbox::raw`]), both or neither.
+    /// Output processed before is not put in the outbox again (it is in the
+    /// transcript and on the screen).
+    pub fn set_streams(&self, text: bool, raw: bool) {
+        let mut inner = self.lock();
+        inner.sink_output = text;
+        inner.sink_raw = raw;
+        if !text {
+            inner.outbox.data = String::new();
+        }
+        if !raw {
+            inner.outbox.raw = Vec::new();
+        }
+    }
+
+    /// Flow control for the listener: stops reading the terminal, so the
+    /// program blocks in its next write once the pty's buffer (a few KiB) is
+    /// full, and hands the listener nothing — no output, no exit — until
+    /// [`Session::resume`]. Nothing is dropped. What waits meanwhile is what
+    /// the outbox held (at most [`OUTBOX_HIGH_WATER`]) plus at most one batch
+    /// ([`READ_BATCH`](super::READ_BATCH)) being read when the pause came.
+    ///
+    /// [`OUTBOX_HIGH_WATER`]: super::OUTBOX_HIGH_WATER
+    pub fn pause(&self) {
+        self.lock().user_paused = true;
+        // The fast path lets go of the terminal, and the loop stops watching
+        // it: nothing is read while paused.
+        self.listener_holds(false);
+        self.shared.waker.wake();
+    }
+
+    /// Ends a [`Session::pause`]: the loop reads again and the listener is
+    /// woken for what waited (and the exit, if it came meanwhile, after it).
+    pub fn resume(&self) {
+        let mut inner = self.lock();
+        if !std::mem::take(&mut inner.user_paused) {
+            return;
+        }
+        let sink = if inner.outbox_waiting() {
+            inner.sink_to_wake()
+        } else {
+            None
+        };
+        if inner.exit.is_some() {
+            // The exit is in the outbox: this is the listener's last wake-up.
+            inner.sink = None;
+        }
+        drop(inner);
+        self.shared.waker.wake();
+        if let Some(sink) = sink {
+            sink.wake();
+        }
+    }
+
+    /// True between [`Session::pause`] and [`Session::resume`].
+    pub fn is_paused(&self) -> bool {
+        self.lock().user_paused
     }
 }

@@ -77,7 +77,8 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
 pub const DRAIN_IDLE: Duration = Duration::from_millis(100);
 /// After the program exited, the drain ends at the latest after this long.
 pub const DRAIN_MAX: Duration = Duration::from_millis(2000);
-/// Undelivered output (bytes) beyond which the loop stops reading the pty.
+/// Undelivered output (bytes of text plus raw bytes) beyond which the loop
+/// stops reading the pty.
 pub const OUTBOX_HIGH_WATER: usize = 4 << 20;
 /// Queued, unwritten input (bytes) beyond which `write` fails with `ERR_LIMIT`.
 pub const MAX_QUEUED_INPUT: usize = 64 << 20;
@@ -86,7 +87,7 @@ pub const MAX_QUEUED_INPUT: usize = 64 << 20;
 /// program stalls. (Plain text waits unparsed in the screen model, so large
 /// batches buy nothing; `cat` of 16 MiB of headers: 42 MiB/s at 16 KiB,
 /// 34 MiB/s at 1 MiB.)
-const READ_BATCH: usize = 16 << 10;
+pub const READ_BATCH: usize = 16 << 10;
 /// A synchronized-output block (mode 2026) with no output for this long no
 /// longer keeps a settle waiting (see [`Session::wait_settle`]).
 pub const SYNC_STALL: Duration = Duration::from_secs(1);
@@ -131,6 +132,13 @@ pub struct SpawnOptions {
     pub capture_limit: Option<usize>,
     /// Put output in the outbox for the listener (else only the exit).
     pub stream_output: bool,
+    /// Put the raw output bytes in the outbox too ([`Outbox::raw`]).
+    pub stream_raw: bool,
+    /// Write the screen model's answers to terminal queries (cursor position,
+    /// device attributes, ...) to the program. Off when a front end that
+    /// renders the output (xterm.js) answers them itself: the program must
+    /// get one answer per query.
+    pub answer_queries: bool,
     /// Run with plain pipes instead of a pseudo-terminal (no screen model).
     pub pipes: Option<PipeOptions>,
 }
@@ -165,6 +173,8 @@ impl Default for SpawnOptions {
             transcript_limit: super::transcript::DEFAULT_LIMIT,
             capture_limit: None,
             stream_output: true,
+            stream_raw: false,
+            answer_queries: true,
             pipes: None,
         }
     }
@@ -196,6 +206,8 @@ pub trait EventSink: Send + Sync {
 pub struct Ready {
     /// Output for the listener (may be empty).
     pub data: String,
+    /// The same output as bytes, undecoded (when raw output is on).
+    pub raw: Vec<u8>,
     /// The listener still holds the terminal: keep watching it.
     pub keep: bool,
 }
@@ -206,6 +218,9 @@ pub struct Ready {
 pub struct Outbox {
     /// Output text not yet delivered.
     pub data: String,
+    /// Output bytes not yet delivered, exactly as read (when raw output is
+    /// on). `data` may lag it by the bytes of a character cut off by a read.
+    pub raw: Vec<u8>,
     /// The exit, once every byte of output is in `data` (or was delivered).
     pub exit: Option<Exit>,
 }

@@ -49,18 +49,29 @@ impl Shared {
             inner.seq += reader.batch.len() as u64;
             inner.last_activity = Instant::now();
             let mut sink = None;
-            if inner.sink_output && !text.is_empty() {
+            let text_out = inner.sink_output && !text.is_empty();
+            if text_out {
                 if inner.outbox.data.is_empty() {
                     inner.outbox.data = text;
                 } else {
                     inner.outbox.data.push_str(&text);
                 }
-                if inner.outbox.data.len() > OUTBOX_HIGH_WATER {
+            }
+            if inner.sink_raw {
+                inner.outbox.raw.extend_from_slice(&reader.batch);
+            }
+            if text_out || inner.sink_raw {
+                if inner.outbox.data.len() + inner.outbox.raw.len() > OUTBOX_HIGH_WATER {
                     inner.paused = true;
                 }
                 if notify {
                     sink = inner.sink_to_wake();
                 }
+            }
+            if !inner.answer_queries {
+                // A front end answers the queries (it sees the same output);
+                // the screen model only keeps its state.
+                reader.replies.clear();
             }
             if !reader.replies.is_empty()
                 && let Some(fd) = inner.input_fd

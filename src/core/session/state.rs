@@ -69,10 +69,17 @@ pub(super) struct Inner {
     pub(super) sink: Option<Arc<dyn EventSink>>,
     /// Output goes to the listener (not only the exit).
     pub(super) sink_output: bool,
+    /// Raw output bytes go to the listener too.
+    pub(super) sink_raw: bool,
+    /// The screen model's answers to terminal queries go to the program.
+    pub(super) answer_queries: bool,
     /// The listener was woken and has not taken the outbox yet.
     pub(super) wake_pending: bool,
     /// The loop stopped reading because the outbox is full.
     pub(super) paused: bool,
+    /// The listener asked for a pause ([`Session::pause`](super::Session::pause)):
+    /// nothing is read and nothing is handed to it until it resumes.
+    pub(super) user_paused: bool,
     /// Where input goes (the pty master or the stdin pipe), while open.
     pub(super) input_fd: Option<RawFd>,
     /// The pty master, for resizing (none for pipes).
@@ -89,6 +96,16 @@ pub(super) struct Inner {
 }
 
 impl Inner {
+    /// The loop must not read the terminal now.
+    pub(super) fn held(&self) -> bool {
+        self.paused || self.user_paused
+    }
+
+    /// Output or the exit is waiting in the outbox.
+    pub(super) fn outbox_waiting(&self) -> bool {
+        !self.outbox.data.is_empty() || !self.outbox.raw.is_empty() || self.outbox.exit.is_some()
+    }
+
     /// The listener, when it is to be woken for what the outbox now holds
     /// (not when a wake-up is already pending); marks the wake-up pending.
     pub(super) fn sink_to_wake(&mut self) -> Option<Arc<dyn EventSink>> {
