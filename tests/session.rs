@@ -283,7 +283,10 @@ fn a_listener_holding_the_terminal_reads_the_answer_then_hands_a_flood_back() {
         if !ready.keep {
             break;
         }
-        assert!(readable(&master, 5000), "no full batch came");
+        // More comes, unless this thread was descheduled for longer than the
+        // hold lasts and the session thread took the terminal back and read
+        // the rest: then the next read_ready lets go (keep is false).
+        readable(&master, 5000);
     }
     assert!(!got.is_empty());
     wait_until(|| got.len() + c.data.lock().unwrap().len() == 1 + flood.len());
