@@ -436,7 +436,7 @@ function withLines(screen) {
 /** An output listener's record, its options checked: `{ fn, raw, active }`. */
 function listenerEntry(listener, options, what) {
   checkOptionsObject(options, what)
-  const { raw = false, ...rest } = options || {}
+  const { raw = false, ...rest } = own(options, what) || {}
   rejectUnknown(rest, what, ['raw'])
   if (typeof raw !== 'boolean') throw invalidArg(`${what}.raw must be a boolean, got ${describe(raw)}`)
   return { fn: guarded('onData', listener), raw, active: true }
