@@ -110,10 +110,40 @@ describe.skipIf(!available)(
       await page.waitForFunction((want) => (globalThis as any).panel.text().split('\n').includes(want), expected, {
         timeout: 15_000,
       })
+      // One answerer: the session runs with answerQueries: false, so xterm.js
+      // in the page answers a cursor-position query, once. The program counts
+      // the answers that come until the terminal stays quiet for a second.
+      const asker = String.raw`python3 -c 'import os,re,select,tty;tty.setraw(0);os.write(1,b"\x1b[6n");b=b"";exec("while select.select([0],[],[],1)[0]: b+=os.read(0,99)");print("answers:",len(re.findall(rb"\x1b\[\d+;\d+R",b)),end="\r\n")'`
+      await page.keyboard.type(`${asker}\n`)
+      await page.waitForFunction(() => /^answers: \d+$/m.test((globalThis as any).panel.text()), null, {
+        timeout: 15_000,
+      })
+      expect(await activeText()).toMatch(/^answers: 1$/m)
+      await page.waitForFunction(() => /[$#]$/.test((globalThis as any).panel.text()), null, { timeout: 15_000 })
       mkdirSync(ARTIFACTS, { recursive: true })
       const shot = join(ARTIFACTS, 'web-panel.png')
       await page.screenshot({ path: shot })
       expect(statSync(shot).size).toBeGreaterThan(1000)
     })
+
+    it('a flood reaches the terminal complete (the page acknowledges what it drew; the task waits when it is behind)', async () => {
+      await page.click('button[data-preset="flood"]')
+      await page.waitForFunction(
+        () => {
+          const p = (globalThis as any).panel
+          const task = p.tasks().find((t: { taskId: string }) => t.taskId === p.active)
+          return task.name === 'flood' && task.state === 'success'
+        },
+        null,
+        { timeout: 60_000 },
+      )
+      await page.waitForFunction(() => (globalThis as any).panel.text().endsWith('\n199999\n200000'), null, {
+        timeout: 30_000,
+      })
+      const lines = (await activeText()).split('\n')
+      // The terminal keeps its scrollback (5000 lines) of the 200 000: the last ones, in order.
+      const tail = lines.slice(-4000)
+      expect(tail).toEqual(Array.from({ length: 4000 }, (_, i) => String(196001 + i)))
+    }, 90_000)
   },
 )

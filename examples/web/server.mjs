@@ -7,16 +7,25 @@
 //
 //   npm run example:web            # then open the printed address
 //
-// The page talks to the server over one WebSocket (the `ws` package) with JSON
-// messages. Server to page: the task events as the TaskRunner emits them
-// (`task_started`, `task_log`, `task_finished`) plus `hello` (presets, tasks so
-// far and their recent output) and `role`. Page to server: `start`, `input`,
-// `resize`, `cancel`.
+// The page talks to the server over one WebSocket (the `ws` package). Output
+// goes as binary frames: a kind byte (0 live, 1 replay), the task id, a
+// newline, then the program's bytes exactly as written (tasks run with
+// `raw: true`; xterm.js decodes UTF-8 itself). Everything else is JSON. Server
+// to page: `task_started`, `task_finished` (as the TaskRunner emits them),
+// `hello` (presets and tasks so far, followed by replay frames of their recent
+// output) and `role`. Page to server: `start`, `input`, `resize`, `cancel` and
+// `ack`.
 //
-// One answerer: xterm.js in the page answers the program's terminal queries
-// (cursor position, device attributes), so the browser that controls a task is
-// the only one whose terminal input reaches it. With several browsers open, the
-// first one controls; the others watch (and take over in order when it closes).
+// One answerer: the tasks run with `answerQueries: false`, so xterm.js in the
+// page is what answers the program's terminal queries (cursor position, device
+// attributes), and only the browser that controls the tasks sends terminal
+// input. With several browsers open, the first one controls; the others watch
+// (and take over in order when it closes).
+//
+// Flow control: a page acknowledges output once xterm.js has drawn it
+// (`term.write`'s callback). When a page is more than HIGH_WATER bytes behind
+// on a task, the task's session is paused (the program waits, as under a
+// terminal that stopped scrolling) until every page is back under LOW_WATER.
 //
 // Security: the server listens on 127.0.0.1 only and accepts WebSocket
 // connections only from its own page (the Origin header), because whoever can
@@ -42,7 +51,14 @@ const FILES = {
 }
 
 /** Output kept per task for a browser that opens the page later. */
-const REPLAY_CHARS = 256 * 1024
+const REPLAY_BYTES = 256 * 1024
+/** Unacknowledged bytes of one task for one page beyond which the task pauses ... */
+const HIGH_WATER = 512 * 1024
+/** ... and below which (for every page) it resumes. */
+const LOW_WATER = 128 * 1024
+/** Binary frame kinds. */
+const LIVE = 0
+const REPLAY = 1
 
 /**
  * Tasks the page offers as buttons. Each is TaskOptions for TaskRunner.start.
@@ -64,6 +80,11 @@ export const PRESETS = {
         'printf "\\033[32mbuild finished\\033[0m\\n"',
     ],
   },
+  flood: {
+    name: 'flood',
+    command: 'seq',
+    args: ['1', '200000'],
+  },
   clock: {
     name: 'clock',
     command: 'sh',
@@ -78,27 +99,61 @@ export const PRESETS = {
  */
 export async function startPanel(options = {}) {
   const { port = 0, host = '127.0.0.1', cwd = process.cwd() } = options
-  const runner = new TaskRunner({ defaults: { cwd } })
-  /** taskId -> recent output, for late viewers */
+  // xterm.js answers the queries; output goes to it as bytes.
+  const runner = new TaskRunner({ defaults: { cwd, answerQueries: false, raw: true } })
+  /** @type {Map<string, { chunks: Buffer[], bytes: number }>} taskId -> recent output, for late viewers */
   const replay = new Map()
   /** Connected browsers, oldest first; the first one controls the tasks. */
   /** @type {import('ws').WebSocket[]} */
   const clients = []
+  /** @type {Map<import('ws').WebSocket, Map<string, number>>} page -> taskId -> bytes sent, not yet drawn */
+  const unacked = new Map()
+  /** @type {Map<string, Set<import('ws').WebSocket>>} taskId -> pages too far behind */
+  const behind = new Map()
 
   /** @param {import('ws').WebSocket} ws @param {object} message */
   const send = (ws, message) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
   }
+  /** @param {import('ws').WebSocket} ws @param {number} kind @param {string} taskId @param {Uint8Array} bytes */
+  const sendOutput = (ws, kind, taskId, bytes) => {
+    if (ws.readyState !== ws.OPEN) return
+    ws.send(Buffer.concat([Buffer.from([kind]), Buffer.from(`${taskId}\n`), bytes]))
+    const pending = unacked.get(ws)
+    if (pending === undefined) return
+    const total = (pending.get(taskId) ?? 0) + bytes.length
+    pending.set(taskId, total)
+    if (total > HIGH_WATER) setBehind(ws, taskId, true)
+  }
+  /** Pauses a task while some page is too far behind on it. */
+  const setBehind = (/** @type {import('ws').WebSocket} */ ws, /** @type {string} */ taskId, /** @type {boolean} */ on) => {
+    const pages = behind.get(taskId) ?? new Set()
+    behind.set(taskId, pages)
+    const before = pages.size
+    if (on) pages.add(ws)
+    else pages.delete(ws)
+    if (before === pages.size || !runner.list().some((t) => t.taskId === taskId)) return
+    const session = runner.session(taskId)
+    if (pages.size === 1 && on) session.pause()
+    if (pages.size === 0) session.resume()
+  }
   const announceRoles = () => clients.forEach((ws, i) => send(ws, { type: 'role', controlling: i === 0 }))
 
   runner.onEvent((event) => {
-    if (event.type === 'task_started') replay.set(event.taskId, '')
     if (event.type === 'task_log') {
-      const kept = (replay.get(event.taskId) ?? '') + event.chunk
-      replay.set(event.taskId, kept.length > REPLAY_CHARS ? kept.slice(-REPLAY_CHARS) : kept)
+      const bytes = /** @type {Uint8Array} */ (event.chunk)
+      const kept = replay.get(event.taskId) ?? { chunks: [], bytes: 0 }
+      kept.chunks.push(Buffer.from(bytes))
+      kept.bytes += bytes.length
+      while (kept.bytes - kept.chunks[0].length >= REPLAY_BYTES) kept.bytes -= kept.chunks.shift()?.length ?? 0
+      replay.set(event.taskId, kept)
+      for (const ws of clients) sendOutput(ws, LIVE, event.taskId, bytes)
+      return
     }
-    // Forget the output of tasks the runner forgot.
-    if (event.type === 'task_finished' && replay.size > runner.list().length) {
+    if (event.type === 'task_finished') {
+      behind.delete(event.taskId)
+      for (const pending of unacked.values()) pending.delete(event.taskId)
+      // Forget the output of tasks the runner forgot.
       const known = new Set(runner.list().map((t) => t.taskId))
       for (const id of replay.keys()) if (!known.has(id)) replay.delete(id)
     }
@@ -132,15 +187,14 @@ export async function startPanel(options = {}) {
 
   wss.on('connection', (ws) => {
     clients.push(ws)
-    send(ws, {
-      type: 'hello',
-      presets: Object.keys(PRESETS),
-      tasks: runner.list(),
-      replay: Object.fromEntries(replay),
-    })
+    unacked.set(ws, new Map())
+    send(ws, { type: 'hello', presets: Object.keys(PRESETS), tasks: runner.list() })
+    for (const [taskId, kept] of replay) for (const chunk of kept.chunks) sendOutput(ws, REPLAY, taskId, chunk)
     announceRoles()
     ws.on('close', () => {
       clients.splice(clients.indexOf(ws), 1)
+      unacked.delete(ws)
+      for (const taskId of behind.keys()) setBehind(ws, taskId, false)
       announceRoles()
     })
     ws.on('message', (raw) => {
@@ -194,6 +248,15 @@ export async function startPanel(options = {}) {
       case 'cancel':
         runner.cancel(message.taskId).catch(() => {})
         return
+      case 'ack': {
+        // The page drew this many bytes of the task's output.
+        const pending = unacked.get(ws)
+        if (pending === undefined || !pending.has(message.taskId) || !Number.isInteger(message.bytes)) return
+        const left = Math.max(0, /** @type {number} */ (pending.get(message.taskId)) - message.bytes)
+        pending.set(message.taskId, left)
+        if (left < LOW_WATER) setBehind(ws, message.taskId, false)
+        return
+      }
       default:
         throw new Error(`unknown message type ${JSON.stringify(message.type)}`)
     }
@@ -208,7 +271,9 @@ export async function startPanel(options = {}) {
     close: async () => {
       for (const ws of wss.clients) ws.terminate()
       await runner.cancelAll({ graceMs: 500 })
-      await new Promise((resolve) => server.close(() => resolve(undefined)))
+      const closed = new Promise((resolve) => server.close(() => resolve(undefined)))
+      server.closeAllConnections()
+      await closed
     },
   }
 }

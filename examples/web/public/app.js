@@ -1,12 +1,18 @@
 // The panel's page: one xterm.js terminal per task, in tabs. Output arrives as
-// task events over the WebSocket; typing and resizes go back for the task of
-// the tab. A task that starts gets a tab and the panel switches to it.
+// binary frames (the program's bytes) over the WebSocket, and xterm.js answers
+// the program's terminal queries; typing and resizes go back for the task of
+// the tab. A task that starts gets a tab and the panel switches to it. Drawn
+// output is acknowledged, so the server can hold a task that outpaces the page.
 import { Terminal } from '/vendor/xterm.mjs'
 import { FitAddon } from '/vendor/addon-fit.mjs'
 
 const socket = new WebSocket(`ws://${location.host}/ws`)
+socket.binaryType = 'arraybuffer'
 /** taskId -> { info, term, fit, host, tab, replaying } */
 const tasks = new Map()
+/** taskId -> bytes drawn and not yet acknowledged */
+const drawn = new Map()
+let ackTimer = null
 let active = null
 /** Only the controlling browser's terminals send input (and so answer the program's queries). */
 let controlling = false
@@ -25,7 +31,7 @@ function currentSize() {
   return entry ? { cols: entry.term.cols, rows: entry.term.rows } : {}
 }
 
-function addTask(info, replay) {
+function addTask(info) {
   const host = document.createElement('div')
   host.className = 'terminal-host'
   $('terminals').append(host)
@@ -46,12 +52,12 @@ function addTask(info, replay) {
   const fit = new FitAddon()
   term.loadAddon(fit)
   term.open(host)
-  const entry = { info, term, fit, host, tab, replaying: false }
+  const entry = { info, term, fit, host, tab, replaying: 0 }
   tasks.set(info.taskId, entry)
   const input = (data, binary) => {
     // Output replayed from before this page opened may contain queries that
     // were answered long ago: their answers must not reach the program now.
-    if (controlling && !entry.replaying && entry.info.state === 'running') {
+    if (controlling && entry.replaying === 0 && entry.info.state === 'running') {
       send({ type: 'input', taskId: info.taskId, data, binary })
     }
   }
@@ -60,12 +66,6 @@ function addTask(info, replay) {
   term.onResize(({ cols, rows }) => {
     if (controlling) send({ type: 'resize', taskId: info.taskId, cols, rows })
   })
-  if (replay) {
-    entry.replaying = true
-    term.write(replay, () => {
-      entry.replaying = false
-    })
-  }
   showState(entry)
   return entry
 }
@@ -109,7 +109,37 @@ function activate(taskId) {
 
 socket.addEventListener('open', setStatus)
 socket.addEventListener('close', setStatus)
+/** Acknowledges drawn output, a few times a second at most. */
+function acknowledge(taskId, bytes) {
+  drawn.set(taskId, (drawn.get(taskId) ?? 0) + bytes)
+  ackTimer ??= setTimeout(() => {
+    ackTimer = null
+    for (const [id, n] of drawn) send({ type: 'ack', taskId: id, bytes: n })
+    drawn.clear()
+  }, 20)
+}
+
+/** A binary frame: kind (0 live, 1 replay), task id, newline, the output bytes. */
+function output(frame) {
+  const bytes = new Uint8Array(frame)
+  const end = bytes.indexOf(10, 1)
+  const taskId = new TextDecoder().decode(bytes.subarray(1, end))
+  const data = bytes.subarray(end + 1)
+  const entry = tasks.get(taskId)
+  if (!entry) return
+  const replay = bytes[0] === 1
+  if (replay) entry.replaying++
+  entry.term.write(data, () => {
+    if (replay) entry.replaying--
+    acknowledge(taskId, data.length)
+  })
+}
+
 socket.addEventListener('message', (event) => {
+  if (typeof event.data !== 'string') {
+    output(event.data)
+    return
+  }
   const message = JSON.parse(event.data)
   switch (message.type) {
     case 'hello': {
@@ -122,7 +152,8 @@ socket.addEventListener('message', (event) => {
           return button
         }),
       )
-      for (const info of message.tasks) addTask(info, message.replay[info.taskId] ?? '')
+      // Their recent output follows as replay frames.
+      for (const info of message.tasks) addTask(info)
       const last = message.tasks.at(-1)
       if (last) activate(last.taskId)
       break
@@ -135,9 +166,6 @@ socket.addEventListener('message', (event) => {
       addTask({ taskId: message.taskId, name: message.name, state: 'running', startedAt: message.startedAt })
       // A new task takes the panel.
       activate(message.taskId)
-      break
-    case 'task_log':
-      tasks.get(message.taskId)?.term.write(message.chunk)
       break
     case 'task_finished': {
       const entry = tasks.get(message.taskId)
