@@ -557,7 +557,7 @@ export interface ShellRunOptions {
    * variables, functions and `set` options persist for later runs, unless
    * `cwd` or `env` is given. `exit` ends the shell (so does a failing command after
    * `set -e`, as in a terminal): the result carries the shell's exit status
-   * and the next run starts a new shell. Its stdin is `/dev/null`: a
+   * and the next run starts a new shell. Its stdin is `/dev/null` (see `stdin`): a
    * command that reads input gets end-of-file instead of waiting forever.
    */
   command: string
@@ -586,6 +586,18 @@ export interface ShellRunOptions {
   signal?: AbortSignal
   /** Output kept in `output`; beyond it the head and the tail are kept and `truncated` is set. @default 8388608 (8 MiB) */
   maxOutputBytes?: number
+  /**
+   * The command's standard input. `'null'` (the default) is `/dev/null`: a
+   * command that reads input gets end-of-file at once instead of waiting
+   * forever (`read x` fails, `tty` prints `not a tty`, `stty` fails with
+   * `Inappropriate ioctl for device`) — the sound default for agents.
+   * `'terminal'` lets the command read the terminal, for commands that must
+   * talk to it (`stty`, `read -s`, a confirmation prompt, `tput`); send it
+   * input with `shell.write()`. The terminal does not echo input (unless the
+   * command turns echo on); it is made sane and quiet again afterwards.
+   * @default 'null'
+   */
+  stdin?: 'null' | 'terminal'
 }
 
 /** What a command run in a shell did. */
@@ -621,9 +633,16 @@ export interface ShellResult {
  * so state (`cd`, `export`, variables) carries over, and knows exactly when
  * each command ends and with which status.
  *
- * Command boundaries come from shell-integration markers (OSC 133 style)
- * that carry a random per-shell nonce, not from guessing prompts; program
- * output cannot fake them.
+ * Command boundaries come from shell-integration markers (OSC 133 style),
+ * not from guessing prompts. A command's end is confirmed with a secret sent
+ * only after the command is done, so a command that prints fake markers
+ * does not end its run early; the remaining ways to fake an end take intent
+ * (printing a fake end and then reading the secret from ptypilot's pipe or
+ * the terminal, reading the shell's memory) — and a fake prompt marker ends
+ * the run as an interrupted line. A command that breaks the shell's own
+ * commands (`alias .=…` is harmless; a function named `command` or
+ * `printf` is not) makes the markers vanish. Commands run with
+ * `set -x`/`set -v` show their own lines, not ptypilot's.
  *
  * A command can break the markers for every later one (`exec 2>&-` hides
  * bash's and dash's prompt, `unset PS1`, `exec >/dev/null 2>&1`, a
@@ -673,6 +692,15 @@ export declare class Shell {
    * options (the message names the key).
    */
   run(options: ShellRunOptions, onData?: (chunk: string) => void): Promise<ShellResult>
+  /**
+   * Sends input to the running command, one run with `stdin: 'terminal'`:
+   * `shell.write('yes\n')`. Input written before the command started (right
+   * after `run()`) waits for it. What the command has not read when it ends
+   * is discarded, never read by the shell as commands. Throws
+   * `ERR_NOT_RUNNING` when no such run is in progress, `ERR_INVALID_ARG`
+   * for data that is not a string or `Uint8Array`.
+   */
+  write(data: string | Uint8Array): void
   /**
    * Stops the running command as a timeout would (its result has
    * `cancelled: true`) and resolves when that run has finished; resolves at

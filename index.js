@@ -543,6 +543,14 @@ class Shell {
     return withSignal(signal, 'options', (token) => this.#native.run(options, listener, token))
   }
 
+  /** Sends input to the running command (one run with `stdin: 'terminal'`). */
+  write(data) {
+    if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+      throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
+    }
+    this.#native.write(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+  }
+
   abort() {
     return this.#native.abort()
   }

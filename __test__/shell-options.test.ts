@@ -104,6 +104,151 @@ describe.each(shells)('%s', (program) => {
   })
 })
 
+describe.each(shells)('%s: the command\'s stdin', (program) => {
+  let open: Shell[] = []
+  function shell(options: ConstructorParameters<typeof Shell>[0] = {}): Shell {
+    const s = new Shell({ shell: program, ...options })
+    open.push(s)
+    return s
+  }
+  afterEach(async () => {
+    await Promise.all(open.map((s) => s.close()))
+    open = []
+  })
+
+  it('is /dev/null by default: read gets end-of-file at once, tty and stty say so', async () => {
+    const s = shell()
+    const r = await s.run({ command: 'read x; echo "[$x] $?"; tty; stty size', timeoutMs: 20_000 })
+    expect(r.timedOut).toBe(false)
+    expect(r.output).toMatch(/^\[\] 1\nnot a tty\nstty: .*Inappropriate ioctl for device\n$/)
+    expect(r.exitCode).not.toBe(0)
+  })
+
+  it("is the terminal with stdin: 'terminal': stty -echo; read x works with input written while it runs", async () => {
+    const s = shell()
+    const run = s.run({ command: 'stty -echo; read x; stty echo; echo "[$x]"', stdin: 'terminal', timeoutMs: 20_000 })
+    // Written at once, before the shell even started: it waits for the command.
+    s.write('hello there\n')
+    expect(await run).toMatchObject({ exitCode: 0, output: '[hello there]\n', timedOut: false })
+    // The shell is fine afterwards (its terminal was made sane and quiet again).
+    expect(await s.run({ command: 'echo next' })).toMatchObject({ exitCode: 0, output: 'next\n' })
+  })
+
+  it('input can answer what the command printed, and the terminal is a real one', async () => {
+    const s = shell()
+    const seen: string[] = []
+    const run = s.run(
+      { command: 'tty; stty size; echo "ready"; read a; echo "got $a"; read b; echo "got $b"', stdin: 'terminal', timeoutMs: 20_000 },
+      (chunk) => {
+        seen.push(chunk)
+        if (chunk.includes('ready')) s.write('first\n')
+        if (chunk.includes('got first')) s.write(new TextEncoder().encode('second\n'))
+      },
+    )
+    const r = await run
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toMatch(/^\/dev\/pts\/\d+\n24 80\nready\ngot first\ngot second\n$/)
+    expect(seen.join('')).toBe(r.output)
+  })
+
+  it('input the command did not read is discarded, never run as commands', async () => {
+    const s = shell()
+    const marker = join(dir, `never-${program}`)
+    const run = s.run({ command: 'read x; echo "[$x]"', stdin: 'terminal', timeoutMs: 20_000 })
+    s.write(`one\ntouch ${marker}\necho leaked\npartial line`)
+    expect(await run).toMatchObject({ exitCode: 0, output: '[one]\n' })
+    const next = await s.run({ command: `echo next; ls ${JSON.stringify(marker)} 2>/dev/null; echo done` })
+    expect(next).toMatchObject({ exitCode: 0, output: 'next\ndone\n' })
+  })
+
+  it('write() refuses when no command reads the terminal', async () => {
+    const s = shell()
+    expect(() => s.write('x')).toThrow(expect.objectContaining({ code: 'ERR_NOT_RUNNING' }))
+    const run = s.run({ command: 'sleep 0.3' })
+    expect(() => s.write('x')).toThrow(/stdin: 'terminal'/)
+    await run
+    expect(() => s.write(42 as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG' }))
+    await expect(s.run({ command: 'true', stdin: 'tty' as never })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARG',
+      message: expect.stringContaining("options.stdin must be 'null' or 'terminal'"),
+    })
+  })
+
+  it("executeShell takes stdin: 'terminal' (for commands that need a terminal, not input)", async () => {
+    const r = await executeShell({ shell: program, command: 'stty size', stdin: 'terminal' })
+    expect(r).toMatchObject({ exitCode: 0, output: '24 80\n' })
+  })
+})
+
+describe.each(shells)('%s: commands that try to break the markers', (program) => {
+  let open: Shell[] = []
+  function shell(options: ConstructorParameters<typeof Shell>[0] = {}): Shell {
+    const s = new Shell({ shell: program, ...options })
+    open.push(s)
+    return s
+  }
+  afterEach(async () => {
+    await Promise.all(open.map((s) => s.close()))
+    open = []
+  })
+
+  // The nonce as a command can find it: in the prompt variable.
+  const nonce = `n=$(printf %s "$__ptypilot_ps1" | tr -d '\\007' | sed 's/.*;//')`
+
+  it('a forged end of command does not end the run early', async () => {
+    const s = shell()
+    const r = await s.run({
+      command: [
+        nonce,
+        `printf '\\033]133;D;%s\\007' "$n"`,
+        `printf '\\033]133;E;42;%s;%s\\007' 00000000000000000000000000000000 "$n"`,
+        `printf '\\033]133;D;42;%s\\007' "$n"`,
+        'sleep 0.3',
+        'echo still running',
+        '(exit 5)',
+      ].join('\n'),
+      timeoutMs: 20_000,
+    })
+    expect(r).toMatchObject({ exitCode: 5, output: 'still running\n', timedOut: false })
+    expect(await s.run({ command: 'echo next' })).toMatchObject({ exitCode: 0, output: 'next\n' })
+  })
+
+  it('the nonce is not in the environment the shell or its children got', async () => {
+    const s = shell()
+    const r = await s.run({
+      command: `${nonce}; echo "\${#n}"; grep -c "$n" /proc/$$/environ; env | grep -c "$n"; sh -c 'grep -c "$1" /proc/$PPID/environ' sh "$n"`,
+    })
+    expect(r.output).toBe('32\n0\n0\n0\n')
+  })
+
+  it('set -x and set -v show the command, not ptypilot\'s own lines', async () => {
+    const s = shell()
+    await s.run({ command: 'set -x' })
+    const traced = await s.run({ command: 'echo traced' })
+    expect(traced.exitCode).toBe(0)
+    expect(traced.output).toMatch(/^\S+ ?echo traced\ntraced\n$/)
+    await s.run({ command: 'set +x; set -v' })
+    expect((await s.run({ command: 'echo a\necho b' })).output).toBe('echo a\na\necho b\nb\n')
+    await s.run({ command: 'set +v' })
+    expect((await s.run({ command: 'echo quiet' })).output).toBe('quiet\n')
+  })
+
+  it('a background job that ended between runs does not show in the next run', async () => {
+    const s = shell()
+    await s.run({ command: 'sleep 0.1 &' })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await s.run({ command: 'echo next' })).toMatchObject({ exitCode: 0, output: 'next\n' })
+    expect(await s.run({ command: 'echo again' })).toMatchObject({ exitCode: 0, output: 'again\n' })
+  })
+
+  it('an alias named . or printf does not take over the runs', async () => {
+    const s = shell()
+    await s.run({ command: "alias .='echo hijacked'; alias printf='echo hijacked'; alias read='echo hijacked'" })
+    expect(await s.run({ command: 'echo works' })).toMatchObject({ exitCode: 0, output: 'works\n' })
+    expect(await s.run({ command: '(exit 3)' })).toMatchObject({ exitCode: 3, output: '' })
+  })
+})
+
 describe('bad shell options', () => {
   it.each([
     [{ sessionEnv: { 'A-B': 'x' } }, /options\.sessionEnv: "A-B" is not a shell variable name/],

@@ -103,7 +103,11 @@ impl NativeShell {
         token: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'e, ShellResult>> {
         let run = run_options(options).into_js(env)?;
-        let ticket = self.shell.begin().into_js(env)?;
+        let mut ticket = self.shell.begin().into_js(env)?;
+        if run.stdin == core_shell::Stdin::Terminal {
+            // `write()` may follow at once, before the run's future starts.
+            ticket.open_input();
+        }
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         let sink: Option<Arc<OutputSink>> = match on_data {
             Some(f) => Some(Arc::new(
@@ -130,6 +134,17 @@ impl NativeShell {
             },
             |env, result| result.map(ShellResult::from).map_err(|e| js_error(env, &e)),
         )
+    }
+
+    /// Sends input to the running command (run with `stdin: 'terminal'`).
+    /// Throws `ERR_NOT_RUNNING` when no such command runs.
+    #[napi(catch_unwind)]
+    pub fn write(&self, env: Env, data: Either<String, Buffer>) -> Result<()> {
+        let bytes: &[u8] = match &data {
+            Either::A(text) => text.as_bytes(),
+            Either::B(buffer) => buffer.as_ref(),
+        };
+        self.shell.write(bytes).into_js(&env)
     }
 
     /// Stops the running command; resolves when its run has finished (at
@@ -218,6 +233,15 @@ fn run_options(options: Unknown) -> CoreResult<RunOptions> {
     let max_output = opts
         .integer("maxOutputBytes", 0.0, 9.0e15)?
         .map_or(core_shell::DEFAULT_MAX_OUTPUT, |n| n as usize);
+    let stdin = match opts.string("stdin")?.as_deref() {
+        None | Some("null") => core_shell::Stdin::Null,
+        Some("terminal") => core_shell::Stdin::Terminal,
+        Some(other) => {
+            return Err(CoreError::invalid_arg(format!(
+                "options.stdin must be 'null' or 'terminal', got {other:?}"
+            )));
+        }
+    };
     // Bridged to a CancelToken by the JS layer.
     opts.skip("signal");
     opts.finish()?;
@@ -227,6 +251,7 @@ fn run_options(options: Unknown) -> CoreResult<RunOptions> {
         env,
         timeout,
         max_output,
+        stdin,
     };
     run.check()?;
     Ok(run)

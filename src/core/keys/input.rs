@@ -9,7 +9,7 @@ const MAX_TOKEN: usize = 40;
 
 /// Encodes tool input: literal text with named keys in angle brackets.
 ///
-/// - `<name>` is a key if `name` is a key name ([`encode_key`]) other than a
+/// - `<name>` is a key if `name` is a key name ([`encode_key`](super::encode_key)) other than a
 ///   bare single character: `"y<enter>"`, `"<up><up><enter>"`, `"<ctrl+c>"`,
 ///   `"<esc>:wq<enter>"`, `"<C-x>"`.
 /// - Anything else in angle brackets stays literal text, so `a <b> c`,

@@ -325,6 +325,24 @@ impl Session {
         Ok(())
     }
 
+    /// Discards input the program has not read yet: what is queued here and
+    /// what the terminal holds. For a shell ending a command that read the
+    /// terminal, so that input it left unread cannot become the next command
+    /// line. The terminal's input queue can only be flushed from its slave
+    /// side, so the slave is opened by name for the flush.
+    pub fn discard_input(&self) {
+        let mut inner = self.lock();
+        inner.queue.clear();
+        let Some(fd) = inner.pty_fd else {
+            return;
+        };
+        // SAFETY: the loop clears `pty_fd` under this lock before it closes
+        // the master, so the descriptor is open while we hold the lock.
+        if let Some(slave) = unsafe { sys::slave_path(fd) } {
+            sys::flush_unread_input(&slave);
+        }
+    }
+
     /// Resizes the terminal (the program gets SIGWINCH) and the screen model.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
         let mut inner = self.lock();

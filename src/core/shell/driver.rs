@@ -8,15 +8,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use nix::sys::signal::Signal;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::kind::{ShellKind, session_env_script};
-use super::script::{CommandDir, new_nonce, probe_line, prompt, run_line};
+use super::script::{
+    CommandDir, FILE_PREFIX, RunLine, Stdin, drain_end_pipe, new_nonce, probe_line, run_line,
+    send_secret,
+};
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
 use super::tracker::{Phase, Probe, Tracker};
 use super::watchdog::{Action, Watchdog};
-use super::{PS1_VAR, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
+use super::{RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::process::{self, Pid, ProcRef};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
@@ -28,6 +32,10 @@ pub(super) struct Live {
     /// The shell's name as it calls itself (`bash`, `zsh`, `dash`, `sh`).
     pub(super) name: String,
     pub(super) nonce: String,
+    /// The shell's dialect.
+    pub(super) kind: ShellKind,
+    /// The end pipe ([`CommandDir::end_pipe`]): its path and our descriptor.
+    pub(super) end_pipe: (PathBuf, std::os::fd::OwnedFd),
     pub(super) tracker: Mutex<Tracker>,
     pub(super) dir: CommandDir,
     pub(super) runs: std::sync::atomic::AtomicU64,
@@ -132,7 +140,8 @@ impl Shell {
             None => None,
         };
         let nonce = new_nonce();
-        let dir = CommandDir::create(&nonce)?;
+        let dir = CommandDir::create()?;
+        let end_pipe = dir.end_pipe()?;
         let env_file = if self.options.session_env.is_empty() {
             None
         } else {
@@ -150,7 +159,6 @@ impl Shell {
         for name in ["ENV", "BASH_ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2"] {
             env.push((name.into(), None));
         }
-        env.push((PS1_VAR.into(), Some(prompt(&nonce))));
         let session = Session::spawn(SpawnOptions {
             command: program.clone(),
             args: kind.args(),
@@ -167,7 +175,7 @@ impl Shell {
         })?;
         // The terminal keeps these lines until the shell reads them.
         let _ = session.write(
-            kind.init_lines(snapshot.as_deref(), env_file.as_deref())
+            kind.init_lines(&nonce, snapshot.as_deref(), env_file.as_deref())
                 .as_bytes(),
         );
         let name = Path::new(&program)
@@ -178,6 +186,8 @@ impl Shell {
             name,
             tracker: Mutex::new(Tracker::new(&nonce)),
             nonce,
+            kind,
+            end_pipe,
             dir,
             runs: std::sync::atomic::AtomicU64::new(0),
             watchdog: Mutex::new(Watchdog::default()),
@@ -260,6 +270,7 @@ impl Shell {
         live: &Arc<Live>,
         opts: &RunOptions,
         stop: &mut Stop,
+        input: &mut Option<mpsc::UnboundedReceiver<Vec<u8>>>,
         on_output: &mut F,
     ) -> Result<Executed>
     where
@@ -277,7 +288,7 @@ impl Shell {
         loop {
             rx.borrow_and_update();
             let out = live.session.take_outbox();
-            let (text, phase, finish, probe) = {
+            let (text, phase, finish, probe, confirm) = {
                 let mut tracker = live.tracker();
                 let text = if out.data.is_empty() {
                     String::new()
@@ -289,8 +300,19 @@ impl Shell {
                     tracker.phase(),
                     tracker.take_finish(),
                     tracker.probe(),
+                    tracker.take_confirm(),
                 )
             };
+            if confirm {
+                // The shell waits for a secret line before it prints the end
+                // marker. What the terminal holds unread must not be taken
+                // for it (nor later for a command line): input the command
+                // left, a secret line sent for a `D` the command printed.
+                live.session.discard_input();
+                let secret = u128::from_str_radix(&new_nonce(), 16).unwrap_or_default();
+                live.tracker().expect_secret(secret);
+                send_secret(&live.end_pipe.1, secret);
+            }
             if !text.is_empty() {
                 on_output(text).await;
             }
@@ -346,10 +368,14 @@ impl Shell {
                     },
                 }));
             }
+            // A command that reads the terminal waits for input in the
+            // foreground as long as it likes, and a probe line would be read
+            // as that input: no probing while it runs.
+            let terminal = opts.stdin == Stdin::Terminal;
             let watch = live
                 .watchdog()
                 .check(Instant::now(), phase, probe, file.is_some(), || {
-                    live.idle_in_foreground()
+                    !terminal && live.idle_in_foreground()
                 });
             let watch_at = match watch {
                 Action::Wait(at) => at,
@@ -378,12 +404,27 @@ impl Shell {
                     None => None,
                 };
                 let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let path = live.dir.write(n, &opts.command)?;
-                let line = run_line(&path, &live.nonce, cwd.as_deref(), &opts.env);
+                let path = live
+                    .dir
+                    .write(n, &format!("{FILE_PREFIX}{}", opts.command))?;
+                let line = run_line(&RunLine {
+                    file: &path,
+                    nonce: &live.nonce,
+                    cwd: cwd.as_deref(),
+                    env: &opts.env,
+                    kind: live.kind,
+                    stdin: opts.stdin,
+                    end_pipe: &live.end_pipe.0,
+                });
+                // Nothing unread from earlier runs may be taken for this one:
+                // not input in the terminal, not a secret in the end pipe.
+                live.session.discard_input();
+                drain_end_pipe(&live.end_pipe.1);
                 {
                     let mut tracker = live.tracker();
                     tracker.submit(opts.max_output);
                     tracker.name_file(&path.display().to_string(), &live.name);
+                    tracker.file_prefix(FILE_PREFIX);
                 }
                 file = Some(path);
                 // If the shell just died, the exit shows up in the outbox.
@@ -396,8 +437,22 @@ impl Shell {
                 interrupt.arm();
             }
             let next_step = interrupt.as_ref().and_then(|i| i.next_at);
+            // Input goes to the terminal once the run line is written (it
+            // reaches the command in order behind it), until the command is
+            // done.
+            let accepting = file.is_some()
+                && matches!(phase, Phase::Submitted | Phase::Running)
+                && input.is_some();
             tokio::select! {
                 _ = rx.changed() => {}
+                data = async { input.as_mut()?.recv().await }, if accepting => {
+                    match data {
+                        Some(data) => {
+                            let _ = live.session.write(&data);
+                        }
+                        None => *input = None,
+                    }
+                }
                 reason = stop.wait() => {
                     stop.reason = Some(reason);
                     if file.is_none() {
@@ -426,7 +481,7 @@ impl RunTicket {
     /// with `ERR_INVALID_ARG` for bad options, `ERR_SPAWN` when the shell
     /// cannot start or `cwd` is not a directory.
     pub async fn run<F, Fut>(
-        self,
+        mut self,
         opts: RunOptions,
         cancel: CancellationToken,
         mut on_output: F,
@@ -446,6 +501,10 @@ impl RunTicket {
         if let Some(reason) = stop.poll() {
             return Ok(RunResult::stopped(reason, String::new(), false));
         }
+        if opts.stdin == Stdin::Terminal {
+            self.open_input();
+        }
+        let mut input = self.input.take();
         // A shell that died between runs is replaced once; one that dies
         // again before taking the command is an error.
         for _ in 0..2 {
@@ -460,7 +519,7 @@ impl RunTicket {
                 },
             };
             match shell
-                .execute(&live, &opts, &mut stop, &mut on_output)
+                .execute(&live, &opts, &mut stop, &mut input, &mut on_output)
                 .await?
             {
                 Executed::Done(result) => return Ok(result),

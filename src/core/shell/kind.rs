@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{PS1_KEEP, PS1_VAR};
+use super::script::prompt_line;
 use crate::core::error::{Error, Result};
 use crate::core::session::shell_quote;
 
@@ -57,8 +57,7 @@ impl ShellKind {
 
     /// The lines typed into a new shell before it is used: echo off, the
     /// snapshot sourced (its output discarded), no history, no editor, the
-    /// session variables, and the marker prompt (taken from [`PS1_VAR`], so
-    /// the control characters never travel through the terminal's input).
+    /// session variables, and the marker prompt ([`prompt_line`]).
     ///
     /// Each setting is its own line, so one the shell rejects cannot abort
     /// the others. The snapshot comes before ptypilot's settings, so it
@@ -66,7 +65,12 @@ impl ShellKind {
     /// session variables come after it, so they win over it; the prompt
     /// comes last, and its first appearance tells that the shell is ready.
     /// `snapshot` and `env_file` are absolute paths.
-    pub fn init_lines(self, snapshot: Option<&Path>, env_file: Option<&Path>) -> String {
+    pub fn init_lines(
+        self,
+        nonce: &str,
+        snapshot: Option<&Path>,
+        env_file: Option<&Path>,
+    ) -> String {
         let source = |path: &Path, redirect: &str| {
             // `\.`: an alias named `.` (a snapshot may define aliases) is
             // not expanded for a quoted word.
@@ -97,9 +101,7 @@ impl ShellKind {
         if let Some(path) = env_file {
             lines.push(source(path, " >/dev/null 2>&1"));
         }
-        lines.push(format!(
-            "{PS1_KEEP}=${PS1_VAR}; unset {PS1_VAR}; PS1=${PS1_KEEP}; PS2="
-        ));
+        lines.push(prompt_line(nonce, self));
         let mut text = String::new();
         for line in &lines {
             text.push_str(line);
@@ -169,12 +171,17 @@ mod tests {
             ShellKind::Posix
         );
         assert!(ShellKind::Bash.args().contains(&"--norc".to_owned()));
-        assert!(ShellKind::Posix.init_lines(None, None).ends_with("PS2=\n"));
+        assert!(
+            ShellKind::Posix
+                .init_lines("n", None, None)
+                .ends_with("PS2=\n")
+        );
     }
 
     #[test]
     fn init_lines_source_the_snapshot_first_and_the_session_variables_last() {
         let lines = ShellKind::Bash.init_lines(
+            "n",
             Some(Path::new("/tmp/my snap.sh")),
             Some(Path::new("/tmp/d/env")),
         );
@@ -184,7 +191,7 @@ mod tests {
         assert!(lines[2].starts_with("set +o history"));
         assert_eq!(lines[lines.len() - 2], "\\. /tmp/d/env >/dev/null 2>&1");
         assert!(lines[lines.len() - 1].starts_with("__ptypilot_ps1="));
-        let plain = ShellKind::Zsh.init_lines(None, None);
+        let plain = ShellKind::Zsh.init_lines("n", None, None);
         assert!(!plain.contains("\\."));
     }
 

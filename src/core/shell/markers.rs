@@ -14,10 +14,16 @@ pub enum Marker {
     },
     /// The command starts.
     Start,
-    /// The command ended.
+    /// The command is done: the shell waits for the secret line that lets
+    /// it print [`Marker::End`]. A command can print this too; it ends
+    /// nothing.
+    Done,
+    /// The command ended: printed after the shell read the secret line.
     End {
         /// Its exit status.
         status: i32,
+        /// The secret the shell read (32 hex digits).
+        secret: u128,
     },
     /// The answer to a probe line (see [`super::Watchdog`]): the shell has
     /// read and run every line written before it.
@@ -47,9 +53,9 @@ pub enum Piece {
 /// use ptypilot::core::shell::{Marker, MarkerParser, Piece};
 /// let mut p = MarkerParser::new("abc");
 /// let mut out = Vec::new();
-/// p.feed("hi\x1b]133;D;3;a", &mut out);
+/// p.feed("hi\x1b]133;C;a", &mut out);
 /// p.feed("bc\x07", &mut out);
-/// assert_eq!(out, vec![Piece::Text("hi".into()), Piece::Marker(Marker::End { status: 3 })]);
+/// assert_eq!(out, vec![Piece::Text("hi".into()), Piece::Marker(Marker::Start)]);
 /// ```
 #[derive(Debug, Clone)]
 pub struct MarkerParser {
@@ -162,9 +168,11 @@ impl MarkerParser {
                 *nonce,
             ),
             ["C", nonce] => (Marker::Start, *nonce),
-            ["D", status, nonce] => (
+            ["D", nonce] => (Marker::Done, *nonce),
+            ["E", status, secret, nonce] if secret.len() == 32 => (
                 Marker::End {
                     status: status.parse().ok()?,
+                    secret: u128::from_str_radix(secret, 16).ok()?,
                 },
                 *nonce,
             ),
@@ -205,9 +213,15 @@ pub(super) mod testing {
     pub fn c() -> String {
         format!("\x1b]133;C;{N}\x07")
     }
-    /// The end marker with `status`.
-    pub fn d(status: i32) -> String {
-        format!("\x1b]133;D;{status};{N}\x07")
+    /// The done marker.
+    pub fn d() -> String {
+        format!("\x1b]133;D;{N}\x07")
+    }
+    /// The secret of the test end markers.
+    pub const S: u128 = 0x5ec2e7;
+    /// The end marker with `status` and `secret`.
+    pub fn e(status: i32, secret: u128) -> String {
+        format!("\x1b]133;E;{status};{secret:032x};{N}\x07")
     }
 }
 
@@ -243,14 +257,18 @@ mod tests {
 
     #[test]
     fn finds_markers_between_text() {
-        let text = format!("{}hello\r\n{}x{}", c(), d(7), a(7));
+        let text = format!("{}hello\r\n{}x{}{}", c(), d(), e(7, S), a(7));
         assert_eq!(
             parse_split(&text, &[]),
             vec![
                 Piece::Marker(Marker::Start),
                 Piece::Text("hello\r\n".into()),
-                Piece::Marker(Marker::End { status: 7 }),
+                Piece::Marker(Marker::Done),
                 Piece::Text("x".into()),
+                Piece::Marker(Marker::End {
+                    status: 7,
+                    secret: S
+                }),
                 Piece::Marker(Marker::Prompt { status: 7 }),
             ]
         );
@@ -259,9 +277,10 @@ mod tests {
     #[test]
     fn markers_survive_every_split() {
         let text = format!(
-            "ab\x1b[1mc{}é€\r\n{}{}\x1b]0;t\x07z{}",
+            "ab\x1b[1mc{}é€\r\n{}{}{}\x1b]0;t\x07z{}",
             c(),
-            d(0),
+            d(),
+            e(0, u128::MAX),
             a(0),
             c()
         );
@@ -282,11 +301,22 @@ mod tests {
 
     #[test]
     fn wrong_nonce_and_malformed_markers_are_text() {
-        let other = "\x1b]133;D;0;ffffffffffffffffffffffffffffffff\x07";
+        let other = "\x1b]133;D;ffffffffffffffffffffffffffffffff\x07";
         let literal = format!("\x1b]133;A;$?;{N}\x07");
-        let no_status = format!("\x1b]133;D;x;{N}\x07");
+        let no_status = format!("\x1b]133;E;x;{:032x};{N}\x07", S);
+        let short_secret = format!("\x1b]133;E;0;abc;{N}\x07");
+        let bad_secret = format!("\x1b]133;E;0;{};{N}\x07", "g".repeat(32));
+        let old_end = format!("\x1b]133;D;0;{N}\x07");
         let foreign = "\x1b]133;A\x07";
-        for fake in [other, &literal, &no_status, foreign] {
+        for fake in [
+            other,
+            &literal,
+            &no_status,
+            &short_secret,
+            &bad_secret,
+            &old_end,
+            foreign,
+        ] {
             let text = format!("a{fake}b");
             assert_eq!(
                 parse_split(&text, &[]),

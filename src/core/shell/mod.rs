@@ -10,37 +10,76 @@
 //!
 //! Not by guessing prompts: ptypilot makes the shell print shell-integration
 //! markers in the style of OSC 133 (`ESC ] 133 ; … BEL`), each carrying a
-//! random per-shell nonce so that program output cannot fake them:
+//! random per-shell nonce so that output that merely contains such
+//! sequences (a log of another terminal session) is not taken for them:
 //!
 //! - `A;<status>;<nonce>` — the prompt (`PS1`), printed whenever the shell is
 //!   ready to read a line; `<status>` is `$?`;
 //! - `C;<nonce>` — the command starts (printed just before it runs);
-//! - `D;<status>;<nonce>` — the command ended with exit status `<status>`.
+//! - `D;<nonce>` — the command is done; the shell now waits for a secret;
+//! - `E;<status>;<secret>;<nonce>` — the command ended with exit status
+//!   `<status>`; `<secret>` is the one ptypilot sent after seeing `D`.
 //!
 //! The shell starts without user rc files (bash `--norc --noprofile`, zsh
 //! `-f`, `ENV` removed for `sh`/dash), without line editing, with tty echo
-//! off (`stty -echo`) and with the marker prompt. For each run the command
-//! text goes to a private file (mode 0600, in a 0700 directory) and the shell
-//! reads one line ([`run_line`]):
+//! off (`stty -echo`) and with the marker prompt (made by `printf` in the
+//! shell, so the nonce is not in its environment). For each run the command
+//! text goes to a private file (mode 0600, in a 0700 directory), behind a
+//! prefix on its first line ([`FILE_PREFIX`]), and the shell reads one line
+//! ([`run_line`]):
 //!
 //! ```text
-//! \command printf '\033]133;C;%s\007' NONCE; . /tmp/ptypilot-shell-…/cmd-1 </dev/null;
-//! { \command printf '\033]133;D;%s;%s\007' "$?" NONCE; } 2>/dev/null; PS1=$__ptypilot_ps1
+//! { __ptypilot_x=$-; \set +x; \command printf '\033]133;C;%s\007' NONCE; } 2>/dev/null;
+//! \. /tmp/ptypilot-shell-…/cmd-1 </dev/null;
+//! { __ptypilot_st=$?; \command printf '\033]133;D;%s\007' NONCE; } 2>/dev/null;
+//! { \command read -r __ptypilot_s </tmp/ptypilot-shell-…/end;
+//!   \command printf '\033]133;E;%s;%s;%s\007' "$__ptypilot_st" "$__ptypilot_s" NONCE;
+//!   \unset __ptypilot_s; } 2>/dev/null; PS1=$__ptypilot_ps1
 //! ```
 //!
-//! (one line; shown on two). The braces send a trace of the `D` printf to
-//! `/dev/null` when the command turned on `set -x`.
+//! (one line; shown on six). `set -x` is off while ptypilot's own commands
+//! run (the file's prefix turns it back on for the command), and the braces
+//! send their traces to `/dev/null`; every command word is quoted, so
+//! aliases cannot take them over.
+//!
+//! # Why the end needs a secret
+//!
+//! The nonce is no secret from the command: it is in `PS1`, which the shell
+//! must keep. A command could print `D` and an end marker itself. So when
+//! `D` comes, ptypilot discards what the terminal holds unread (input the
+//! command did not read, which the shell would otherwise run as commands)
+//! and sends a fresh random secret through the end pipe, a FIFO the shell
+//! reads in the line above. Only the `E` marker carrying that secret ends
+//! the command; it did not exist while the command ran. A `D` the command
+//! prints gets a secret too, which the shell then reads after the command
+//! (any secret sent during the run counts); output after such a `D` stays
+//! the command's.
+//!
+//! What remains: a command that prints `D` and then reads the secret itself
+//! (from the end pipe, or from the terminal for a secret sent before), or
+//! that reads the shell's memory (`/proc/<pid>/mem`, with ptrace rights),
+//! can still print a valid `E`; and a prompt marker `A` printed by the
+//! command ends the run as an aborted line (see below), with the status it
+//! claims.
 //!
 //! `.` runs the file in the current shell, so multi-line commands, here-docs,
 //! quotes and a missing final newline need no escaping, and `cd`/`export`
 //! persist. The shell's own messages about the command (command not found,
 //! syntax errors) name the file; the [`Tracker`] puts the shell's name in its
-//! place, as for a command typed at the prompt. With a per-run `cwd` or `env` the file runs in a subshell
+//! place, as for a command typed at the prompt, and removes the file's
+//! prefix where the shell shows the first line (`set -v`, a syntax error).
+//! With a per-run `cwd` or `env` the file runs in a subshell
 //! instead, so those apply to that command only. Output between `C` and `D`
 //! is the command's; everything else (the prompt, the echo of the line, job
-//! notices) is dropped. When the shell aborts the line (the command was
-//! interrupted, or a syntax error made dash give up) no `D` comes: the next
-//! prompt ends the command and its `$?` is the status.
+//! notices) is dropped; dash, which reports finished background jobs when it
+//! next runs something, reports them to `/dev/null` first. When the shell
+//! aborts the line (the command was interrupted, or a syntax error made dash
+//! give up) no `D` comes: the next prompt ends the command and its `$?` is
+//! the status.
+//!
+//! A command's stdin is `/dev/null` ([`Stdin::Null`]), so one that reads
+//! input ends instead of waiting forever; with [`Stdin::Terminal`] it reads
+//! the terminal, and [`Shell::write`] sends it input.
 //!
 //! The [`Tracker`] is that state machine, fed by the [`MarkerParser`]; both
 //! work on text in arbitrary pieces and are unit-tested without processes.
@@ -79,7 +118,9 @@ mod watchdog;
 pub use fixups::{BashFixup, apply_bash_fixups};
 pub use kind::{ShellKind, check_shell_name};
 pub use markers::{Marker, MarkerParser, Piece};
-pub use script::{check_env, new_nonce, probe_line, prompt, run_line};
+pub use script::{
+    FILE_PREFIX, RunLine, Stdin, check_env, new_nonce, probe_line, prompt, prompt_line, run_line,
+};
 pub use tracker::{Finish, Phase, Probe, Tracker};
 pub use watchdog::{PROBE_AFTER, PROBE_LIMIT, PROMPT_GRACE};
 
@@ -87,7 +128,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::error::{Error, ErrorCode, Result};
@@ -105,8 +146,6 @@ pub const CLOSE_GRACE: Duration = Duration::from_millis(1000);
 /// Default bound on the output a run's result keeps: 8 MiB (head and tail).
 pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 
-/// The variable that carries the marker prompt into the shell's environment.
-const PS1_VAR: &str = "PTYPILOT_PS1";
 /// The shell variable that keeps the marker prompt, to restore `PS1` after
 /// each command.
 const PS1_KEEP: &str = "__ptypilot_ps1";
@@ -183,6 +222,9 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// Output kept in the result (head and tail), in bytes.
     pub max_output: usize,
+    /// The command's standard input: `/dev/null`, or the terminal (then
+    /// [`Shell::write`] sends it input).
+    pub stdin: Stdin,
 }
 
 impl RunOptions {
@@ -194,6 +236,7 @@ impl RunOptions {
             env: Vec::new(),
             timeout: None,
             max_output: DEFAULT_MAX_OUTPUT,
+            stdin: Stdin::Null,
         }
     }
 
@@ -261,6 +304,8 @@ struct State {
     closed: bool,
     /// Processes left behind by shells that exited.
     orphans: Vec<ProcRef>,
+    /// Input for the command of a run with [`Stdin::Terminal`], while it runs.
+    input: Option<mpsc::UnboundedSender<Vec<u8>>>,
 }
 
 /// A persistent shell session that runs one command at a time.
@@ -293,6 +338,22 @@ pub struct Shell {
 pub struct RunTicket {
     shell: Arc<Shell>,
     abort: CancellationToken,
+    /// Input for a [`Stdin::Terminal`] run (see [`RunTicket::open_input`]).
+    input: Option<mpsc::UnboundedReceiver<Vec<u8>>>,
+}
+
+impl RunTicket {
+    /// Lets [`Shell::write`] send input to this run's command from now on
+    /// (it waits until the command runs); for a run with
+    /// [`Stdin::Terminal`], before [`RunTicket::run`] when input may be
+    /// written at once. `run` opens it itself otherwise.
+    pub fn open_input(&mut self) {
+        if self.input.is_none() {
+            let (tx, rx) = mpsc::unbounded_channel();
+            self.shell.lock().input = Some(tx);
+            self.input = Some(rx);
+        }
+    }
 }
 
 impl Drop for RunTicket {
@@ -300,6 +361,7 @@ impl Drop for RunTicket {
         let mut state = self.shell.lock();
         state.busy = false;
         state.abort = None;
+        state.input = None;
         drop(state);
         self.shell.idle.send_replace(true);
     }
@@ -315,6 +377,7 @@ impl Shell {
                 abort: None,
                 closed: false,
                 orphans: Vec::new(),
+                input: None,
             }),
             idle: watch::channel(true).0,
         }
@@ -348,6 +411,7 @@ impl Shell {
         Ok(RunTicket {
             shell: self.clone(),
             abort,
+            input: None,
         })
     }
 
@@ -361,6 +425,28 @@ impl Shell {
     /// True while a run is in progress.
     pub fn busy(&self) -> bool {
         self.lock().busy
+    }
+
+    /// Sends `data` to the terminal for the running command, which was run
+    /// with [`Stdin::Terminal`]. Input written before the command started
+    /// waits for it; input it has not read when it ends is discarded (it
+    /// would otherwise be read by the shell as commands). Fails with
+    /// `ERR_NOT_RUNNING` when no such command runs.
+    pub fn write(&self, data: &[u8]) -> Result<()> {
+        let state = self.lock();
+        let sent = state
+            .input
+            .as_ref()
+            .is_some_and(|input| input.send(data.to_vec()).is_ok());
+        if sent {
+            return Ok(());
+        }
+        let why = if state.busy {
+            "the running command's stdin is /dev/null; run it with stdin: 'terminal' to write to it"
+        } else {
+            "no command is running; write() sends input to a command run with stdin: 'terminal'"
+        };
+        Err(Error::not_running(why))
     }
 
     /// Stops the running command (as a timeout would, but the result says

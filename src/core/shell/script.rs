@@ -4,10 +4,13 @@
 
 use std::fs;
 use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::PS1_KEEP;
+use super::kind::ShellKind;
 use crate::core::error::{Error, Result};
 use crate::core::session::shell_quote;
 
@@ -17,39 +20,129 @@ pub fn prompt(nonce: &str) -> String {
     format!("\x1b]133;A;$?;{nonce}\x07")
 }
 
-/// The line that runs the command file `file`: `C` marker, the file (with
-/// stdin from `/dev/null`, in a subshell when `cwd` or `env` is given), `D`
-/// marker with its status, and the marker prompt restored in case the command
-/// changed `PS1`.
+/// The line typed into a new shell that sets the marker prompt, without the
+/// control characters travelling through the terminal's input or the
+/// nonce through the environment (which other processes of the user can
+/// read in `/proc/<pid>/environ`): `printf` makes them.
+pub fn prompt_line(nonce: &str, kind: ShellKind) -> String {
+    let builtin = builtin_word(kind);
+    format!(
+        "{PS1_KEEP}=$({builtin} printf '\\033]133;A;$?;%s\\007' {nonce}); PS1=${PS1_KEEP}; PS2="
+    )
+}
+
+/// The word that runs a builtin whatever functions or aliases of its name
+/// exist: `\\command` (POSIX), or `\\builtin` in zsh, where `command`
+/// runs an external program (`command read` would read in a child).
+fn builtin_word(kind: ShellKind) -> &'static str {
+    match kind {
+        ShellKind::Zsh => "\\builtin",
+        _ => "\\command",
+    }
+}
+
+/// What the file of each command starts with, on its first line (so line
+/// numbers in the shell's messages stay those of the command): it turns
+/// `set -x` back on when the command found it on, after the run line turned
+/// it off so that ptypilot's own commands are not traced. Its output
+/// (`set -x` traces nothing in it) goes to `/dev/null`. `set -v` echoes it
+/// with the first line; the tracker removes it there.
+pub const FILE_PREFIX: &str = "{ case $__ptypilot_x in *x*) \\set -x;; esac; } 2>/dev/null; ";
+
+/// Where a command's standard input comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Stdin {
+    /// `/dev/null`: a command that reads input gets end-of-file at once.
+    #[default]
+    Null,
+    /// The terminal: the command reads what is written to the shell.
+    Terminal,
+}
+
+/// How to run one command file: what [`run_line`] needs.
+#[derive(Debug, Clone, Copy)]
+pub struct RunLine<'a> {
+    /// The command file.
+    pub file: &'a Path,
+    /// The shell's marker nonce.
+    pub nonce: &'a str,
+    /// Run in this directory (in a subshell).
+    pub cwd: Option<&'a str>,
+    /// Variables for this command (in a subshell); `None` unsets.
+    pub env: &'a [(String, Option<String>)],
+    /// The shell's dialect.
+    pub kind: ShellKind,
+    /// The command's standard input.
+    pub stdin: Stdin,
+    /// The pipe the secret comes through (a FIFO in the command directory).
+    pub end_pipe: &'a Path,
+}
+
+/// The line that runs a command file:
 ///
-/// `env` names must be valid shell variable names (see [`check_env`]); `None`
-/// values unset the variable.
-pub fn run_line(
-    file: &Path,
-    nonce: &str,
-    cwd: Option<&str>,
-    env: &[(String, Option<String>)],
-) -> String {
+/// 1. `set -x` is turned off (silently, its state kept for [`FILE_PREFIX`])
+///    and the `C` marker printed; dash first reports finished background
+///    jobs to `/dev/null`, so that their notices do not land in the
+///    command's output;
+/// 2. the file runs (`.`, with stdin from `/dev/null` unless
+///    [`Stdin::Terminal`], in a subshell when `cwd` or `env` is given);
+/// 3. its status is kept and the `D` marker printed (after a terminal run,
+///    the terminal is made sane again and its echo turned off);
+/// 4. the shell reads one line from the end pipe — the secret ptypilot
+///    writes when it sees `D`, after discarding what the terminal holds
+///    unread — and prints the `E` marker with the status and that secret:
+///    the end of the command, which the command cannot fake, since the
+///    secret did not exist while it ran. The shell does not read the
+///    terminal until the secret came, so input the command left unread is
+///    gone before the shell reads its next line;
+/// 5. the marker prompt is restored in case the command changed `PS1`.
+///
+/// Every command word is quoted (`\\.`, `\\command`), so aliases cannot
+/// take them over. `env` names must be valid shell variable names (see
+/// [`check_env`]).
+pub fn run_line(run: &RunLine) -> String {
+    let RunLine {
+        file,
+        nonce,
+        cwd,
+        env,
+        kind,
+        stdin,
+        end_pipe,
+    } = *run;
+    let end_pipe = shell_quote(&end_pipe.to_string_lossy());
     let file = shell_quote(&file.to_string_lossy());
     let body = if cwd.is_none() && env.is_empty() {
-        format!(". {file}")
+        format!("\\. {file}")
     } else {
         let mut body = String::from("(");
         if let Some(dir) = cwd {
-            body.push_str(&format!(" cd {} || exit;", shell_quote(dir)));
+            body.push_str(&format!(" \\cd {} || \\exit;", shell_quote(dir)));
         }
         for (key, value) in env {
             match value {
-                Some(value) => body.push_str(&format!(" export {key}={};", shell_quote(value))),
-                None => body.push_str(&format!(" unset {key};")),
+                Some(value) => body.push_str(&format!(" \\export {key}={};", shell_quote(value))),
+                None => body.push_str(&format!(" \\unset {key};")),
             }
         }
-        body.push_str(&format!(" . {file}; )"));
+        body.push_str(&format!(" \\. {file}; )"));
         body
     };
+    let jobs = match kind {
+        ShellKind::Posix => "\\jobs >/dev/null 2>&1; ",
+        _ => "",
+    };
+    let (redirect, sane) = match stdin {
+        Stdin::Null => (" </dev/null", ""),
+        Stdin::Terminal => ("", " \\command stty sane -echo 2>/dev/null;"),
+    };
+    let b = builtin_word(kind);
     format!(
-        "\\command printf '\\033]133;C;%s\\007' {nonce}; {body} </dev/null; \
-         {{ \\command printf '\\033]133;D;%s;%s\\007' \"$?\" {nonce}; }} 2>/dev/null; PS1=${PS1_KEEP}\n"
+        "{jobs}{{ __ptypilot_x=$-; \\set +x; {b} printf '\\033]133;C;%s\\007' {nonce}; }} 2>/dev/null; \
+         {body}{redirect}; \
+         {{ __ptypilot_st=$?;{sane} {b} printf '\\033]133;D;%s\\007' {nonce}; }} 2>/dev/null; \
+         {{ {b} read -r __ptypilot_s <{end_pipe}; {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce}; \\unset __ptypilot_s; }} 2>/dev/null; \
+         PS1=${PS1_KEEP}\n"
     )
 }
 
@@ -116,8 +209,10 @@ impl CommandDir {
         let _ = fs::remove_dir_all(&self.path);
     }
 
-    pub(super) fn create(nonce: &str) -> Result<Self> {
-        let path = std::env::temp_dir().join(format!("ptypilot-shell-{}", &nonce[..16]));
+    pub(super) fn create() -> Result<Self> {
+        // Its own random name: the path shows in `$BASH_SOURCE`, `$0`
+        // (zsh) and error messages, so it must not reveal the nonce.
+        let path = std::env::temp_dir().join(format!("ptypilot-shell-{}", &new_nonce()[..16]));
         // 0700 and `create` (not "create or reuse"): nobody else can read the
         // commands or plant a file in their place.
         fs::DirBuilder::new()
@@ -134,6 +229,37 @@ impl CommandDir {
             text.push('\n');
         }
         self.write_file(&format!("cmd-{n}"), &text)
+    }
+
+    /// Makes the end pipe (a FIFO, mode 0600) and opens it for reading and
+    /// writing, so the shell's open never waits and what is written stays
+    /// until the shell reads it.
+    pub(super) fn end_pipe(&self) -> Result<(PathBuf, OwnedFd)> {
+        let path = self.path.join("end");
+        let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| Error::invalid_arg("the temporary directory path contains NUL"))?;
+        // SAFETY: a NUL-terminated path; plain mkfifo and open calls whose
+        // descriptor is owned right away.
+        let fd = unsafe {
+            if libc::mkfifo(c_path.as_ptr(), 0o600) != 0 {
+                return Err(Error::io(
+                    &format!("mkfifo {}", path.display()),
+                    &std::io::Error::last_os_error(),
+                ));
+            }
+            libc::open(
+                c_path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(Error::io(
+                &format!("open {}", path.display()),
+                &std::io::Error::last_os_error(),
+            ));
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        Ok((path, unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
     /// Writes `text` to a new private file `name` in the directory.
@@ -157,28 +283,99 @@ impl Drop for CommandDir {
     }
 }
 
+/// Sends `secret` through the end pipe `fd` (non-blocking; a line fits in
+/// the pipe).
+pub(super) fn send_secret(fd: &OwnedFd, secret: u128) {
+    use std::os::fd::AsRawFd;
+    let line = format!("{secret:032x}\n");
+    // SAFETY: writes from a buffer valid for its length to a descriptor the
+    // caller owns.
+    unsafe {
+        libc::write(fd.as_raw_fd(), line.as_ptr().cast(), line.len());
+    }
+}
+
+/// Empties the end pipe `fd`: secrets sent for `D` markers a command printed
+/// and the shell never read. Done before a run line is written, while the
+/// shell reads no pipe.
+pub(super) fn drain_end_pipe(fd: &OwnedFd) {
+    use std::os::fd::AsRawFd;
+    let mut buf = [0u8; 512];
+    // SAFETY: reads into a buffer valid for its length from a non-blocking
+    // descriptor the caller owns.
+    while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::markers::testing::N;
     use super::*;
     use crate::core::error::ErrorCode;
 
+    fn line(
+        cwd: Option<&str>,
+        env: &[(String, Option<String>)],
+        kind: ShellKind,
+        stdin: Stdin,
+    ) -> String {
+        run_line(&RunLine {
+            file: Path::new("/tmp/d/cmd-0"),
+            nonce: N,
+            cwd,
+            env,
+            kind,
+            stdin,
+            end_pipe: Path::new("/tmp/d/end"),
+        })
+    }
+
     #[test]
     fn run_line_quotes_and_scopes() {
-        let file = Path::new("/tmp/d/cmd-0");
-        let plain = run_line(file, N, None, &[]);
-        assert!(plain.contains(". /tmp/d/cmd-0 </dev/null;"));
+        let plain = line(None, &[], ShellKind::Bash, Stdin::Null);
+        assert!(plain.contains("; \\. /tmp/d/cmd-0 </dev/null;"), "{plain}");
         assert!(plain.ends_with("PS1=$__ptypilot_ps1\n"));
         assert_eq!(plain.matches('\n').count(), 1);
-        let scoped = run_line(
-            file,
-            N,
+        assert!(!plain.contains("jobs"));
+        assert!(!plain.contains("stty"));
+        let scoped = line(
             Some("/tmp/it's here"),
             &[("A".into(), Some("x y'z".into())), ("B".into(), None)],
+            ShellKind::Bash,
+            Stdin::Null,
         );
         assert!(scoped.contains(
-            "( cd '/tmp/it'\\''s here' || exit; export A='x y'\\''z'; unset B; . /tmp/d/cmd-0; ) </dev/null"
-        ));
+            "( \\cd '/tmp/it'\\''s here' || \\exit; \\export A='x y'\\''z'; \\unset B; \\. /tmp/d/cmd-0; ) </dev/null"
+        ), "{scoped}");
+    }
+
+    #[test]
+    fn run_line_per_dialect_and_stdin() {
+        let dash = line(None, &[], ShellKind::Posix, Stdin::Null);
+        assert!(dash.starts_with("\\jobs >/dev/null 2>&1; "), "{dash}");
+        let terminal = line(None, &[], ShellKind::Zsh, Stdin::Terminal);
+        assert!(terminal.contains("\\. /tmp/d/cmd-0; "), "{terminal}");
+        assert!(!terminal.contains("</dev/null"), "{terminal}");
+        assert!(terminal.contains("stty sane -echo"), "{terminal}");
+    }
+
+    #[test]
+    fn run_line_keeps_secrets_out_of_the_command_and_marks_in_order() {
+        let l = line(None, &[], ShellKind::Bash, Stdin::Null);
+        let at = |what: &str| l.find(what).unwrap_or_else(|| panic!("{what} in {l}"));
+        assert!(at("133;C;") < at("\\. /tmp"));
+        assert!(at("\\. /tmp") < at("__ptypilot_st=$?"));
+        assert!(at("__ptypilot_st=$?") < at("133;D;"));
+        assert!(at("133;D;") < at("read -r __ptypilot_s </tmp/d/end"));
+        assert!(at("read -r __ptypilot_s") < at("133;E;"));
+        // Aliases cannot take over a command word: each is quoted.
+        for word in ["command ", "set ", ". /tmp"] {
+            for (i, _) in l.match_indices(word) {
+                assert!(
+                    l[..i].ends_with('\\') || l[..i].ends_with("\\un"),
+                    "unquoted {word:?} at {i} in {l}"
+                );
+            }
+        }
     }
 
     #[test]

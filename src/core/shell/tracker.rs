@@ -10,6 +10,9 @@ use crate::core::transcript::{HeadTail, Stripper};
 pub(super) const LONG_LINE: usize = 1 << 20;
 /// Discarded output kept to explain a shell that failed to start.
 pub(super) const DISCARDED_KEPT: usize = 2048;
+/// Output held back after a `D` marker beyond this much is the command's:
+/// the shell prints nothing between `D` and `E`.
+pub(super) const ENDING_KEPT: usize = 64 << 10;
 
 /// Where the shell is, as far as the markers tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +27,11 @@ pub enum Phase {
     Submitted,
     /// The command runs: output is the command's.
     Running,
+    /// A `D` marker came: the shell waits for the secret line, then prints
+    /// `E` (see [`Tracker::take_confirm`]). Output is held back: it is the
+    /// command's only if another `D` follows (the first was printed by the
+    /// command itself).
+    Ending,
 }
 
 /// How a command ended, from the markers.
@@ -46,7 +54,7 @@ pub struct Finish {
 /// [`Stripper`] (`\r\n` becomes `\n`, `\r` and backspace are applied to the
 /// line), so text comes out line by line; the unfinished last line comes out
 /// when the command ends (or once it is longer than 1 MiB).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Tracker {
     parser: MarkerParser,
     phase: Phase,
@@ -68,6 +76,19 @@ pub struct Tracker {
     /// held back until other output follows them (then they are the
     /// command's) or the command ends (then they are dropped).
     held: String,
+    /// A `D` marker came and the driver has not sent a secret for it yet.
+    confirm: bool,
+    /// The secrets sent for this command's `D` markers: an `E` marker must
+    /// carry one. (After a `D` the command printed, the shell may read that
+    /// secret rather than the one sent for its own `D`; both were sent after
+    /// a `D`, while the command printed nothing it could use.)
+    secrets: Vec<u128>,
+    /// Output since the last `D` (see [`Phase::Ending`]).
+    ending: String,
+    /// Text ptypilot put in front of the command's first line
+    /// ([`FILE_PREFIX`](super::script::FILE_PREFIX)), removed where the
+    /// shell shows it (`set -v`, a syntax error's quote of the line).
+    prefix: Option<&'static str>,
     /// Where the last probe line is (see [`Probe`]).
     probe: Probe,
 }
@@ -106,6 +127,10 @@ impl Tracker {
             stopping: false,
             held: String::new(),
             probe: Probe::Settled,
+            confirm: false,
+            secrets: Vec::new(),
+            ending: String::new(),
+            prefix: None,
         }
     }
 
@@ -117,6 +142,24 @@ impl Tracker {
     /// Where the last probe line is.
     pub fn probe(&self) -> Probe {
         self.probe
+    }
+
+    /// Whether a `D` marker came since the last call: the driver must then
+    /// write a fresh secret line and pass the secret to
+    /// [`Tracker::expect_secret`].
+    pub fn take_confirm(&mut self) -> bool {
+        std::mem::take(&mut self.confirm)
+    }
+
+    /// The secret for the last `D` was sent: an `E` marker that carries it
+    /// ends the command.
+    pub fn expect_secret(&mut self, secret: u128) {
+        self.secrets.push(secret);
+    }
+
+    /// The command file starts with `prefix` on its first line.
+    pub fn file_prefix(&mut self, prefix: &'static str) {
+        self.prefix = Some(prefix);
     }
 
     /// A stop of the running command began. From now on, what the shell
@@ -161,8 +204,13 @@ impl Tracker {
         ));
     }
 
-    /// `out` with the command file's name replaced (see [`Tracker::name_file`]).
+    /// `out` with the command file's name replaced (see [`Tracker::name_file`])
+    /// and ptypilot's prefix of its first line removed.
     fn unname_file(&self, out: String) -> String {
+        let out = match self.prefix {
+            Some(prefix) if out.contains(prefix) => out.replace(prefix, ""),
+            _ => out,
+        };
         match &self.file {
             Some((inner, path, shell)) if out.contains(path.as_str()) => out
                 .replace(inner.as_str(), ": ")
@@ -201,7 +249,9 @@ impl Tracker {
         for piece in pieces {
             self.step(piece, &mut out);
         }
-        if self.phase == Phase::Running {
+        if matches!(self.phase, Phase::Running | Phase::Ending) {
+            let text = std::mem::take(&mut self.ending);
+            self.command_text(&text, &mut out);
             self.stripper.flush_line(&mut out);
         }
         let out = self.unname_file(out);
@@ -220,6 +270,9 @@ impl Tracker {
         self.finish = None;
         self.stopping = false;
         self.held.clear();
+        self.confirm = false;
+        self.secrets.clear();
+        self.ending.clear();
     }
 
     /// How the command ended, once it has (taken once).
@@ -245,31 +298,46 @@ impl Tracker {
             self.probe = Probe::Settled;
         }
         match (self.phase, piece) {
-            (Phase::Running, Piece::Text(text)) => {
-                let before = out.len();
-                self.stripper.feed(&text, out);
-                if out[before..].contains('\n') {
-                    self.line_bytes = 0;
-                } else {
-                    self.line_bytes += text.len();
-                    if self.line_bytes > LONG_LINE {
-                        self.stripper.flush_line(out);
-                        self.line_bytes = 0;
-                    }
+            (Phase::Running, Piece::Text(text)) => self.command_text(&text, out),
+            (Phase::Ending, Piece::Text(text)) => {
+                self.ending.push_str(&text);
+                if self.ending.len() > ENDING_KEPT {
+                    // More than the shell's tail: the `D` was the command's.
+                    self.phase = Phase::Running;
+                    let text = std::mem::take(&mut self.ending);
+                    self.command_text(&text, out);
                 }
             }
             (_, Piece::Text(text)) => self.discard(&text),
-            (Phase::Running, Piece::Marker(Marker::End { status })) => {
+            (Phase::Running | Phase::Ending, Piece::Marker(Marker::Done)) => {
+                // After a `D` the command printed, what followed was its
+                // output too; a new secret is needed either way.
+                let text = std::mem::take(&mut self.ending);
+                self.command_text(&text, out);
+                self.phase = Phase::Ending;
+                self.confirm = true;
+            }
+            (Phase::Ending, Piece::Marker(Marker::End { status, secret }))
+                if self.secrets.contains(&secret) =>
+            {
+                // What came between `D` and `E` was the shell's (the echo of
+                // the secret line, were echo on).
+                self.ending.clear();
                 self.stripper.flush_line(out);
                 self.finish = Some(Finish {
                     status,
                     aborted: false,
                     lost: false,
                 });
+                self.secrets.clear();
                 self.phase = Phase::AwaitPrompt;
             }
-            (Phase::Running | Phase::Submitted, Piece::Marker(Marker::Prompt { status })) => {
-                if self.phase == Phase::Running {
+            (
+                Phase::Running | Phase::Submitted | Phase::Ending,
+                Piece::Marker(Marker::Prompt { status }),
+            ) => {
+                if self.phase != Phase::Submitted {
+                    self.ending.clear();
                     self.stripper.flush_line(out);
                 }
                 self.finish = Some(Finish {
@@ -277,15 +345,20 @@ impl Tracker {
                     aborted: true,
                     lost: false,
                 });
+                self.secrets.clear();
+                self.confirm = false;
                 self.phase = Phase::Idle;
             }
             (Phase::Submitted, Piece::Marker(Marker::Start)) => self.phase = Phase::Running,
             (_, Piece::Marker(Marker::Prompt { .. })) => self.phase = Phase::Idle,
             (phase, Piece::Marker(Marker::Probe { id })) => {
                 if self.probe == Probe::Sent(id) {
-                    let during_command = matches!(phase, Phase::Submitted | Phase::Running);
+                    let during_command =
+                        matches!(phase, Phase::Submitted | Phase::Running | Phase::Ending);
                     if during_command {
-                        if phase == Phase::Running {
+                        if phase != Phase::Submitted {
+                            let text = std::mem::take(&mut self.ending);
+                            self.command_text(&text, out);
                             self.stripper.flush_line(out);
                         }
                         self.finish = Some(Finish {
@@ -293,13 +366,31 @@ impl Tracker {
                             aborted: false,
                             lost: true,
                         });
+                        self.secrets.clear();
+                        self.confirm = false;
                         self.phase = Phase::AwaitPrompt;
                     }
                     self.probe = Probe::Answered { during_command };
                 }
             }
-            // A start or end outside a command: a stray line; nothing to do.
+            // A start, done or end outside its place (a stray line, an end
+            // without the secret): nothing to do.
             (_, Piece::Marker(_)) => {}
+        }
+    }
+
+    /// Command output text.
+    fn command_text(&mut self, text: &str, out: &mut String) {
+        let before = out.len();
+        self.stripper.feed(text, out);
+        if out[before..].contains('\n') {
+            self.line_bytes = 0;
+        } else {
+            self.line_bytes += text.len();
+            if self.line_bytes > LONG_LINE {
+                self.stripper.flush_line(out);
+                self.line_bytes = 0;
+            }
         }
     }
 
@@ -329,6 +420,16 @@ mod tests {
     use super::super::markers::testing::*;
     use super::*;
 
+    /// Feeds the end of a command as the shell prints it: `D`, then (after
+    /// the driver sent the secret) `E` and `extra` (the prompt, say).
+    fn end(t: &mut Tracker, status: i32, extra: &str) -> String {
+        let mut out = t.feed(&d());
+        assert!(t.take_confirm(), "D asks for a secret");
+        t.expect_secret(S);
+        out.push_str(&t.feed(&format!("{}{extra}", e(status, S))));
+        out
+    }
+
     fn track(chunks: &[&str]) -> (Tracker, String) {
         let mut t = Tracker::new(N);
         let mut streamed = String::new();
@@ -350,15 +451,12 @@ mod tests {
 
     #[test]
     fn tracker_keeps_exactly_the_command_output() {
-        let mut t = Tracker::new(N);
-        t.feed(&a(0));
-        t.submit(DEFAULT_MAX_OUTPUT);
         let text = format!(
-            "echo of the line\r\n{}one\r\n\x1b[31mtwo\x1b[0m\r\nno newline{}{}",
+            "echo of the line\r\n{}one\r\n\x1b[31mtwo\x1b[0m\r\nno newline{}",
             c(),
-            d(3),
-            a(0)
+            d()
         );
+        let rest = format!("{}{}", e(3, S), a(0));
         // Every split gives the same streamed text and result.
         for i in (1..text.len()).filter(|&i| text.is_char_boundary(i)) {
             let mut t = Tracker::new(N);
@@ -366,18 +464,89 @@ mod tests {
             t.submit(DEFAULT_MAX_OUTPUT);
             let mut streamed = t.feed(&text[..i]);
             streamed.push_str(&t.feed(&text[i..]));
-            assert_eq!(streamed, "one\ntwo\nno newline", "split at {i}");
-            assert_eq!(
-                t.take_finish(),
-                Some(Finish {
-                    status: 3,
-                    aborted: false,
-                    lost: false,
-                })
-            );
-            assert_eq!(t.take_output(), ("one\ntwo\nno newline".to_owned(), false));
-            assert_eq!(t.phase(), Phase::Idle);
+            assert_eq!(t.phase(), Phase::Ending);
+            assert!(t.take_confirm());
+            assert!(!t.take_confirm(), "asked once");
+            t.expect_secret(S);
+            for j in (1..rest.len()).step_by(11) {
+                let mut t = t.clone();
+                let mut streamed = streamed.clone();
+                streamed.push_str(&t.feed(&rest[..j]));
+                streamed.push_str(&t.feed(&rest[j..]));
+                assert_eq!(streamed, "one\ntwo\nno newline", "split at {i}, {j}");
+                assert_eq!(
+                    t.take_finish(),
+                    Some(Finish {
+                        status: 3,
+                        aborted: false,
+                        lost: false,
+                    })
+                );
+                assert_eq!(t.take_output(), ("one\ntwo\nno newline".to_owned(), false));
+                assert_eq!(t.phase(), Phase::Idle);
+            }
         }
+    }
+
+    #[test]
+    fn tracker_ends_only_at_the_end_marker_with_the_secret() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}one\r\n", c()));
+        // The command prints a done marker and an end marker it made up.
+        out.push_str(&t.feed(&format!("{}{}", d(), e(42, 0x1234))));
+        assert!(t.take_confirm());
+        t.expect_secret(S);
+        // An end marker with a secret never sent ends nothing.
+        out.push_str(&t.feed(&format!("two\r\n{}", e(42, 0x1234))));
+        assert_eq!(t.take_finish(), None);
+        assert_eq!(t.phase(), Phase::Ending);
+        // Then the real end: the output after the forged `D` was the command's.
+        out.push_str(&end(&mut t, 0, &a(0)));
+        assert_eq!(out, "one\ntwo\n");
+        assert_eq!(
+            t.take_finish(),
+            Some(Finish {
+                status: 0,
+                aborted: false,
+                lost: false,
+            })
+        );
+        assert_eq!(t.take_output().0, "one\ntwo\n");
+    }
+
+    #[test]
+    fn tracker_drops_the_echo_of_the_secret_line() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}x\r\n{}", c(), d()));
+        assert!(t.take_confirm());
+        t.expect_secret(S);
+        out.push_str(&t.feed(&format!("{S:032x}\r\n{}{}", e(0, S), a(0))));
+        assert_eq!(out, "x\n");
+    }
+
+    #[test]
+    fn tracker_releases_a_long_ending_as_output() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}{}", c(), d()));
+        let line = format!("{}\r\n", "y".repeat(1023));
+        for _ in 0..80 {
+            out.push_str(&t.feed(&line));
+        }
+        assert_eq!(t.phase(), Phase::Running);
+        assert_eq!(out.len(), 80 * 1024);
+    }
+
+    #[test]
+    fn tracker_removes_the_file_prefix_where_the_shell_shows_it() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.file_prefix(crate::core::shell::script::FILE_PREFIX);
+        let line = format!("{}echo hi\r\n", crate::core::shell::script::FILE_PREFIX);
+        let out = t.feed(&format!("{}{line}hi\r\n", c()));
+        assert_eq!(out, "echo hi\nhi\n");
     }
 
     #[test]
@@ -412,7 +581,7 @@ mod tests {
     fn tracker_ignores_faked_markers_in_output() {
         let (mut t, _) = track(&[&a(0)]);
         t.submit(DEFAULT_MAX_OUTPUT);
-        let fake = "\x1b]133;D;0;deadbeefdeadbeefdeadbeefdeadbeef\x07";
+        let fake = "\x1b]133;D;deadbeefdeadbeefdeadbeefdeadbeef\x07";
         let out = t.feed(&format!("{}before{fake}after\r\n", c()));
         assert_eq!(out, "beforeafter\n");
         assert_eq!(t.take_finish(), None);
@@ -423,7 +592,8 @@ mod tests {
     fn tracker_drops_output_between_commands() {
         let (mut t, _) = track(&[&a(0)]);
         t.submit(DEFAULT_MAX_OUTPUT);
-        t.feed(&format!("{}x\r\n{}[1]+  Done   sleep 1\r\n", c(), d(0)));
+        t.feed(&format!("{}x\r\n", c()));
+        end(&mut t, 0, "[1]+  Done   sleep 1\r\n");
         assert_eq!(t.take_output().0, "x\n");
         assert_eq!(t.phase(), Phase::AwaitPrompt);
         assert_eq!(t.feed(&format!("late\r\n{}", a(0))), "");
@@ -439,11 +609,10 @@ mod tests {
             "{}/tmp/d/cmd-4: line 1: x: command not found\r\n\
              sh: 2: /tmp/d/cmd-4: y: not found\r\n\
              /tmp/d/cmd-4:3: parse error\r\n\
-             cat /tmp/d/cmd-40\r\n{}{}",
+             cat /tmp/d/cmd-40\r\n",
             c(),
-            d(2),
-            a(2)
         ));
+        let out = out + &end(&mut t, 2, &a(2));
         assert_eq!(
             out,
             "sh: line 1: x: command not found\nsh: 2: y: not found\nsh:3: parse error\ncat /tmp/d/cmd-40\n"
@@ -462,12 +631,12 @@ mod tests {
         // A report followed by more output was the command's after all.
         out.push_str(&t.feed("\r\nTerminated\r\nstill running\r\n"));
         out.push_str(&t.feed("\r\nTerminated\r\nzsh: terminated  sleep 9\r\nKilled\r\n"));
-        out.push_str(&t.feed(&format!("{}{}", d(130), a(130))));
+        out.push_str(&end(&mut t, 130, &a(130)));
         assert_eq!(out, "before\n\n\nTerminated\nstill running\n");
         assert_eq!(t.take_output().0, out);
         // The next command starts without a stop.
         t.submit(DEFAULT_MAX_OUTPUT);
-        let out = t.feed(&format!("{}x\r\n\r\n{}{}", c(), d(0), a(0)));
+        let out = t.feed(&format!("{}x\r\n\r\n", c())) + &end(&mut t, 0, &a(0));
         assert_eq!(out, "x\n\n");
     }
 
@@ -487,7 +656,8 @@ mod tests {
         t.feed(&a(0));
         t.submit(100);
         let body: String = (0..100).map(|i| format!("{i:03}\r\n")).collect();
-        t.feed(&format!("{}{body}{}", c(), d(0)));
+        t.feed(&format!("{}{body}", c()));
+        end(&mut t, 0, "");
         let (output, truncated) = t.take_output();
         assert!(truncated);
         assert!(output.starts_with("000\n001\n"));
@@ -507,7 +677,7 @@ mod tests {
         }
         // 2.5 MiB fed: at least two pieces came out before the end.
         assert!(out.len() >= 2 * LONG_LINE, "{}", out.len());
-        out.push_str(&t.feed(&d(0)));
+        out.push_str(&end(&mut t, 0, ""));
         assert_eq!(out.len(), 40 * chunk.len());
     }
 }
