@@ -545,7 +545,7 @@ class Shell {
 
   /** Sends input to the running command (one run with `stdin: 'terminal'`). */
   write(data) {
-    if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+    if (typeof data !== 'string' && !isInstance(data, Uint8Array)) {
       throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
     }
     this.#native.write(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength))

@@ -5,15 +5,13 @@
 // does (quotes, substitutions, groups) and runs nothing; the work is native
 // (src/core/shell/fixups.rs).
 
-const native = require('./binding.js')
+const { invalidArg, describe, wrapNative } = require('./errors.js')
+
+const native = wrapNative(require('./binding.js'))
 
 /** `{ command, stripped }`: the command without its trailing caps. */
 function applyBashFixups(command) {
-  if (typeof command !== 'string') {
-    const err = new Error(`command must be a string, got ${command === null ? 'null' : typeof command}`)
-    err.code = 'ERR_INVALID_ARG'
-    throw err
-  }
+  if (typeof command !== 'string') throw invalidArg(`command must be a string, got ${describe(command)}`)
   return native.applyBashFixups(command)
 }
 

@@ -4,7 +4,9 @@
 // The parsers never throw; data that is not one key gives null or false.
 // The work is done natively (src/core/keys); this layer only checks types.
 
-const native = require('./binding.js')
+const { wrapNative } = require('./errors.js')
+
+const native = wrapNative(require('./binding.js'))
 
 /** The bytes of key data as the native side takes them, or null. */
 function keyData(data) {
