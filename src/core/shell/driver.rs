@@ -310,7 +310,12 @@ impl Shell {
                 // left, a secret line sent for a `D` the command printed.
                 live.session.discard_input();
                 let secret = u128::from_str_radix(&new_nonce(), 16).unwrap_or_default();
-                live.tracker().expect_secret(secret);
+                {
+                    let mut tracker = live.tracker();
+                    // A probe line the shell had not read went with it.
+                    tracker.probe_discarded();
+                    tracker.expect_secret(secret);
+                }
                 send_secret(&live.end_pipe.1, secret);
             }
             if !text.is_empty() {

@@ -144,6 +144,14 @@ impl Tracker {
         self.probe
     }
 
+    /// What the terminal held unread was discarded: a probe line not read
+    /// yet is gone and will not be answered.
+    pub fn probe_discarded(&mut self) {
+        if matches!(self.probe, Probe::Sent(_)) {
+            self.probe = Probe::Settled;
+        }
+    }
+
     /// Whether a `D` marker came since the last call: the driver must then
     /// write a fresh secret line and pass the secret to
     /// [`Tracker::expect_secret`].
