@@ -204,6 +204,7 @@ describe('every public function fails with a documented code on hostile argument
     const isolated = own(new ptypilot.ToolRegistry({ isolation: 'process' }), (r) => r.abortAll())
     isolated.register(ptypilot.gitTool())
     const runner = own(new ptypilot.TaskRunner(), (r) => r.cancelAll())
+    const model = new ptypilot.ScreenModel()
     const track = (x: unknown) => {
       if (x instanceof ptypilot.PtySession) own(x, (s) => s.kill())
       if (x instanceof ptypilot.Shell) own(x, (s) => s.close())
@@ -238,6 +239,7 @@ describe('every public function fails with a documented code on hostile argument
       ['Process#waitForExit', () => (liveProc() as any).waitForExit(arg('wait'))],
       ['new Shell', () => new P.Shell(arg('shell'))],
       ['Shell#run', () => (shell as any).run(arg('run'), arg())],
+      ['Shell#write', () => (shell as any).write(arg())],
       ['executeShell', () => P.executeShell(arg('run'), arg())],
       ['new ToolRegistry', () => new P.ToolRegistry(arg('registry'))],
       ['ToolRegistry#register', () => (registry as any).register(arg('tool'))],
@@ -264,6 +266,9 @@ describe('every public function fails with a documented code on hostile argument
       ['matchesKittySequence', () => P.matchesKittySequence(arg(), arg(), arg())],
       ['matchesLegacySequence', () => P.matchesLegacySequence(arg(), arg())],
       ['applyBashFixups', () => P.applyBashFixups(arg())],
+      ['new ScreenModel', () => new P.ScreenModel(arg())],
+      ['ScreenModel#write', () => (model as any).write(arg())],
+      ['ScreenModel#resize', () => (model as any).resize(arg(), arg())],
     ]
     /* eslint-enable @typescript-eslint/no-explicit-any */
     const exported = Object.keys(ptypilot).filter((k) => k !== 'default')

@@ -157,11 +157,11 @@ describe('a shell whose markers stop appearing is replaced', () => {
     }
   })
 
-  it('a command that silences the shell mid-run ends with an unknown status', async () => {
+  it('a command that silences the shell mid-run still ends with its status (the markers go to /dev/tty)', async () => {
     const shell = new Shell({ shell: 'bash' })
     try {
-      const r = await shell.run({ command: 'echo before; exec >/dev/null 2>&1; echo hidden' })
-      expect(r).toMatchObject({ exitCode: null, output: 'before\n', timedOut: false, cancelled: false })
+      const r = await shell.run({ command: 'echo before; exec >/dev/null 2>&1; echo hidden; (exit 4)' })
+      expect(r).toMatchObject({ exitCode: 4, output: 'before\n', timedOut: false, cancelled: false })
       expect((await shell.run({ command: 'echo after' })).output).toBe('after\n')
     } finally {
       await shell.close()

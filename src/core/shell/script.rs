@@ -98,7 +98,9 @@ pub struct RunLine<'a> {
 /// 5. the marker prompt is restored in case the command changed `PS1`.
 ///
 /// Every command word is quoted (`\\.`, `\\command`), so aliases cannot
-/// take them over. `env` names must be valid shell variable names (see
+/// take them over. The markers go to `/dev/tty`, so a command that
+/// redirected the shell's output (`exec >/dev/null 2>&1`) does not hide
+/// them. `env` names must be valid shell variable names (see
 /// [`check_env`]).
 pub fn run_line(run: &RunLine) -> String {
     let RunLine {
@@ -138,10 +140,10 @@ pub fn run_line(run: &RunLine) -> String {
     };
     let b = builtin_word(kind);
     format!(
-        "{jobs}{{ __ptypilot_x=$-; \\set +x; {b} printf '\\033]133;C;%s\\007' {nonce}; }} 2>/dev/null; \
+        "{jobs}{{ __ptypilot_x=$-; \\set +x; {b} printf '\\033]133;C;%s\\007' {nonce} >/dev/tty; }} 2>/dev/null; \
          {body}{redirect}; \
-         {{ __ptypilot_st=$?;{sane} {b} printf '\\033]133;D;%s\\007' {nonce}; }} 2>/dev/null; \
-         {{ {b} read -r __ptypilot_s <{end_pipe}; {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce}; \\unset __ptypilot_s; }} 2>/dev/null; \
+         {{ __ptypilot_st=$?;{sane} {b} printf '\\033]133;D;%s\\007' {nonce} >/dev/tty; }} 2>/dev/null; \
+         {{ {b} read -r __ptypilot_s <{end_pipe}; {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce} >/dev/tty; \\unset __ptypilot_s; }} 2>/dev/null; \
          PS1=${PS1_KEEP}\n"
     )
 }
