@@ -74,6 +74,8 @@ export interface PtypilotError extends Error {
   signal?: string | null
   /** `ERR_HOST_CRASHED` only: the host's exit code when it exited, or `null`. */
   exitCode?: number | null
+  /** `ERR_HOST_CRASHED` only: the end of the host's error output (a panic message, a native stack), or `''`. */
+  stderr?: string
   /** `ERR_UNKNOWN_HANDLE` for a handle that an isolated host lost when it died. */
   lostInCrash?: boolean
   /** `ERR_INTERNAL` (and mapped errors): the original error. */
@@ -847,6 +849,8 @@ export interface HostCrashedEvent {
   lost: string[]
   /** What happened, naming the signal or exit code and the lost running handles. */
   message: string
+  /** The end of the host's error output (a panic message, a native stack), or `''`. */
+  stderr: string
 }
 
 /** Options of `ToolRegistry`. */

@@ -136,7 +136,10 @@ describe('isolated host: same API and results', () => {
       ['sh', { action: 'apply', id: 'h3' }],
       ['sh', 'not json'],
       ['sh', [1, 2]],
-    ] as const) {
+      ['sh', undefined],
+      [42, {}],
+      ['sh', { action: 'spawn', command: 'run', args: [1n] }],
+    ] as [any, any][]) {
       const mine = await here.call(input[0], input[1]).catch((e) => e)
       const theirs = await there.call(input[0], input[1]).catch((e) => e)
       expect(theirs).toBeInstanceOf(Error)
@@ -228,6 +231,8 @@ describe('isolated host: crashes', () => {
     const err: any = await registry.call('sh', { action: 'apply', id: state.id, input: 'go<enter>' }).catch((e) => e)
     expect(err.code).toBe('ERR_HOST_CRASHED')
     expect(err.signal).toBe('SIGABRT')
+    // Node's abort() prints a native stack on its way out.
+    expect(err.stderr).toMatch(/abort|node/i)
     expect(err.lost).toEqual([state.id])
     await expectGone([program])
     delete process.env.PTYPILOT_HOST_TEST_ABORT_ON

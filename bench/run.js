@@ -30,6 +30,7 @@ const CASES = [
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'screen', args: [] },
+  { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
   // Last: starting 500 shells at once disturbs whatever runs right after.
   { name: 'memory', args: QUICK ? ['--repeats=1', '--n=100'] : ['--repeats=2', '--n=500'] },
 ]
@@ -239,6 +240,21 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
+  if (r.host) {
+    const x = r.host
+    out.push(`### 7. Isolated host: extra latency per tool call (µs, \`call()\` of \`cat\` in a terminal with settleMs 0, ${x.calls} calls per registry per round, median (min–max) of ${x.rounds} rounds; lower is better)`)
+    out.push('')
+    out.push('The same tool in an in-process registry and in one with `isolation: \'process\'`, calls alternating between the two; "extra" is the isolated quantile minus the in-process one, per round. `fetch` reads a settled screen; `apply` types one key and waits for its echo.')
+    out.push('')
+    out.push('| call | in-process p50 | isolated p50 | extra p50 | in-process p99 | isolated p99 | extra p99 |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      out.push(
+        `| ${row.op} | ${spread(row.here.p50, f0)} | ${spread(row.there.p50, f0)} | ${spread(row.extra.p50, f0)} | ${spread(row.here.p99, f0)} | ${spread(row.there.p99, f0)} | ${spread(row.extra.p99, f0)} |`,
+      )
+    }
+    out.push('')
+  }
   return out.join('\n')
 }
 
@@ -302,6 +318,16 @@ function targetsOf(results) {
       measured: `${f1(cost)} µs CPU (${f1(row.ptypilotUs.median)} µs wall)`,
       ratio: `${f2(cost / 20)} of the budget`,
       ok: cost < 20,
+    })
+  }
+  if (r.host) {
+    const worst = r.host.rows.reduce((a, row) => (row.extra.p50.median > a.extra.p50.median ? row : a))
+    const cost = worst.extra.p50.median
+    t.push({
+      what: 'isolated host: extra latency per tool call p50 under 1 ms (fetch and apply)',
+      measured: r.host.rows.map((row) => `${row.op} ${f0(row.extra.p50.median)} µs (p99 ${f0(row.extra.p99.median)} µs)`).join(', '),
+      ratio: `${f2(cost / 1000)} of the budget`,
+      ok: cost < 1000,
     })
   }
   if (r.memory) {

@@ -536,12 +536,12 @@ function isolatedRegistry(options, deps) {
         ? 'no handle was running'
         : `lost ${running.length} running handle${running.length === 1 ? '' : 's'}: ` +
           running.map((h) => `${h.id} (${h.tool} ${h.command})`).join(', ')
-      const tail = info.stderr ? `; its last error output: ${info.stderr.slice(-500)}` : ''
-      const message = `the isolated host (pid ${info.pid}) ${how}; ${lostText}. The next call starts a fresh host${tail}`
+      const message = `the isolated host (pid ${info.pid}) ${how}; ${lostText}. The next call starts a fresh host`
       const fields = {
         exitCode: info.exitCode,
         signal: info.signal,
         lost: was.map((h) => h.id),
+        stderr: info.stderr,
       }
       process.emitWarning(message, { type: 'PtypilotHostCrashed', code: 'PTYPILOT_HOST_CRASHED' })
       for (const id of fields.lost) emit({ type: 'hostCrashed', id, hostPid: info.pid, ...fields, message })
@@ -596,7 +596,20 @@ function isolatedRegistry(options, deps) {
   const own = {
     register(tool) {
       local.register(tool)
-      const op = isToolSet !== undefined && isToolSet(tool) ? ['registerToolSet', toolSetData(tool)] : ['register', tool]
+      let op
+      if (isToolSet !== undefined && isToolSet(tool)) {
+        op = ['registerToolSet', toolSetData(tool)]
+      } else {
+        // A copy: a fresh host after a crash gets the tool as registered,
+        // whatever the caller did to the object since.
+        let copy = tool
+        try {
+          copy = structuredClone(tool)
+        } catch {
+          // Not cloneable; the send will say so.
+        }
+        op = ['register', copy]
+      }
       ops.push(op)
       apply(op)
     },
