@@ -564,6 +564,9 @@ impl Screen {
             .map(|mut row| {
                 let trimmed = row.trim_end_matches(' ').len();
                 row.truncate(trimmed);
+                if self.compat.stand_in_used && row.contains(compat::FFFD_STAND_IN) {
+                    row = row.replace(compat::FFFD_STAND_IN, "\u{fffd}");
+                }
                 row
             })
             .collect()

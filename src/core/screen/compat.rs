@@ -175,6 +175,9 @@ pub(super) struct Compat {
     printed_before_seq: bool,
     /// The last ground byte was part of a printed character.
     printed: bool,
+    /// Colours came after a printed character: the cursor may still be
+    /// past the last column (see `clamp_pending_wrap`).
+    pending_hint: bool,
     /// Continuation bytes still expected for the current UTF-8 character.
     utf8_pending: u8,
     /// G0 and G1.
@@ -193,10 +196,15 @@ pub(super) struct Compat {
     /// only after vt100 placed it: `(row, col)` before it.
     insert_pending: Option<(u16, u16)>,
     cols: u16,
-    /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), as given; `None`
-    /// when they were never set or were reset. One per screen (main,
-    /// alternate), as vt100 keeps them.
+    /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), 1-based and
+    /// valid (`top < bottom <= rows`); `None` when they span the screen. One
+    /// per screen (main, alternate), as vt100 keeps them.
     margins: [Option<(u16, u16)>; 2],
+    /// Line feed / new line mode (LNM, `CSI 20 h`): LF, VT and FF also
+    /// return the carriage.
+    newline: bool,
+    /// A U+FFFD the program printed was fed to vt100 as [`FFFD_STAND_IN`].
+    pub(super) stand_in_used: bool,
     /// Origin mode (DECOM, `CSI ? 6 h`).
     origin: bool,
 }
@@ -215,6 +223,7 @@ impl Compat {
             seq_start: None,
             printed_before_seq: false,
             printed: false,
+            pending_hint: false,
             utf8_pending: 0,
             sets: [Charset::Ascii; 2],
             shift: 0,
@@ -225,6 +234,8 @@ impl Compat {
             insert_pending: None,
             cols,
             margins: [None; 2],
+            newline: false,
+            stand_in_used: false,
             origin: false,
         }
     }
@@ -243,7 +254,7 @@ impl Compat {
     pub(super) fn plain_text_ok(&self, rows: u16) -> bool {
         let full_margins = match self.margins[0] {
             None => true,
-            Some((top, bottom)) => top <= 1 && (bottom == 0 || bottom >= rows),
+            Some((top, bottom)) => top <= 1 && bottom >= rows,
         };
         self.state == State::Ground
             && self.utf8_pending == 0
@@ -297,24 +308,18 @@ impl Compat {
                             .iter()
                             .position(|&b| b < 0x20 || b == 0x7f)
                             .unwrap_or(bytes.len() - i);
-                        // Up to the next VS16, which needs a look.
-                        let n = match find_vs16(&bytes[i..i + n]) {
-                            Some(0) => {
-                                self.vs16(&mut run, i);
-                                self.printed = true;
-                                self.utf8_pending = 0;
-                                i += VS16.len();
-                                continue;
-                            }
-                            Some(k) => k,
-                            None => n,
-                        };
+                        // Up to the next character that needs a look.
+                        let n = find_special(&bytes[i..i + n]).unwrap_or(n);
                         if n > 0 {
                             self.printed = true;
                             self.utf8_pending = 0;
                             i += n;
                             continue;
                         }
+                    }
+                    if let Some(n) = self.special(&mut run, i) {
+                        i += n;
+                        continue;
                     }
                     self.ground(&mut run, i, b);
                 }
@@ -411,10 +416,14 @@ impl Compat {
                 self.printed = false;
             }
             0x08 | 0x0a..=0x0c => {
-                if self.printed {
+                if self.printed || std::mem::take(&mut self.pending_hint) {
                     run.flush_to(i);
                     self.resolve_insert(run);
                     clamp_pending_wrap(run.parser);
+                }
+                if self.newline && b != 0x08 {
+                    run.flush_to(i + 1);
+                    run.inject(b"\r");
                 }
                 self.printed = false;
             }
@@ -432,12 +441,6 @@ impl Compat {
             0x00..=0x1f | 0x7f => self.printed = false,
             0x80..=0xbf => {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
-                self.printed = true;
-            }
-            0xef if run.bytes[i..].starts_with(VS16) => {
-                self.vs16(run, i);
-                // Its other bytes are continuation bytes, passed over above.
-                self.utf8_pending = 2;
                 self.printed = true;
             }
             _ => {
@@ -484,6 +487,50 @@ impl Compat {
             run.inject(mapped.as_bytes());
             run.skip(i + 1);
         }
+    }
+
+    /// Handles the character at `i` if it is one vt100 gets wrong (see
+    /// [`find_special`]); returns how many bytes it took.
+    fn special(&mut self, run: &mut Run<'_, '_>, i: usize) -> Option<usize> {
+        let bytes = &run.bytes[i..];
+        if bytes.starts_with(VS16) {
+            self.vs16(run, i);
+            self.printed = true;
+            self.utf8_pending = 0;
+            return Some(VS16.len());
+        }
+        if bytes.starts_with(FFFD) {
+            // vt100 drops U+FFFD (it stands for bytes vte could not decode,
+            // which xterm drops too); one the program printed is shown.
+            if self.print_sensitive() || self.insert_pending.is_some() {
+                self.print(run, i, bytes[0]);
+            }
+            run.flush_to(i);
+            run.inject(FFFD_STAND_IN.as_bytes());
+            run.skip(i + FFFD.len());
+            self.stand_in_used = true;
+            self.printed = true;
+            self.utf8_pending = 0;
+            return Some(FFFD.len());
+        }
+        if let [0xc2, c1 @ 0x80..=0x9f, ..] = *bytes {
+            // A C1 control written as UTF-8: xterm acts on it as on its
+            // 7-bit form (ESC and c1 - 0x40); vt100 ignores it.
+            run.flush_to(i);
+            run.skip(i + 2);
+            self.printed = false;
+            self.utf8_pending = 0;
+            if matches!(
+                c1,
+                0x84 | 0x85 | 0x88 | 0x90 | 0x98 | 0x9b | 0x9d | 0x9e | 0x9f
+            ) {
+                self.process(run.parser, &[0x1b, c1 - 0x40]);
+                // The sequence began outside this chunk.
+                self.seq_start = None;
+            }
+            return Some(2);
+        }
+        None
     }
 
     /// A VS16 (U+FE0F, emoji presentation) starts at `i`. vt100 widens a
@@ -567,6 +614,8 @@ impl Compat {
                 }
                 fill.extend_from_slice(b"\x1b[H");
                 run.inject(&fill);
+                let alt = usize::from(run.parser.screen().alternate_screen());
+                self.margins[alt] = None;
             }
             // HTS: a tab stop at the cursor.
             (0, b'H') => {
@@ -629,11 +678,12 @@ impl Compat {
         match (p.private, p.intermediate, fin) {
             // Relative moves and edits start from the last column when a
             // wrap is pending (xterm), not from one past it (vt100).
-            (0, 0, b'A' | b'B' | b'C' | b'D' | b'@' | b'P' | b'X' | b'L' | b'M') => {
+            (0, 0, b'A' | b'B' | b'C' | b'D' | b'@' | b'P' | b'X') => {
                 self.clamp_before_sequence(run);
             }
-            // SCOSC / SCORC.
-            (0, 0, b's' | b'u') if p.values.is_empty() => {
+            // SCOSC / SCORC (xterm saves with any parameters: it has no
+            // DECSLRM).
+            (0, 0, b's' | b'u') => {
                 run.flush_to(i + 1);
                 if fin == b's' {
                     run.inject(b"\x1b7");
@@ -662,6 +712,12 @@ impl Compat {
             // CHT / CBT: forward / back by `n` tab stops.
             (0, 0, b'I' | b'Z') => {
                 let n = p.first_or(1);
+                run.flush_to(i);
+                if run.parser.screen().cursor_position().1 >= self.cols {
+                    // xterm: no move while a wrap is pending.
+                    cancel(run, i);
+                    return;
+                }
                 run.flush_to(i + 1);
                 let col = cursor_col(run.parser);
                 let target = if fin == b'I' {
@@ -671,8 +727,16 @@ impl Compat {
                 };
                 run.inject(&csi(target + 1, b'G'));
             }
-            // SM / RM: insert mode.
-            (0, 0, b'h' | b'l') if p.values.contains(&4) => self.insert = fin == b'h',
+            // SM / RM: insert mode (IRM) and new line mode (LNM).
+            (0, 0, b'h' | b'l') => {
+                for &mode in &p.values {
+                    match mode {
+                        4 => self.insert = fin == b'h',
+                        20 => self.newline = fin == b'h',
+                        _ => {}
+                    }
+                }
+            }
             (b'?', 0, b'h' | b'l') => self.dec_mode(run, i, fin == b'h'),
             // DECRQM: report a mode (an unanswered query makes programs wait).
             (b'?' | 0, b'$', b'p') => {
@@ -690,13 +754,94 @@ impl Compat {
                     .replies
                     .extend_from_slice(reply.as_bytes());
             }
-            // DECSTBM: remembered for `plain_text_ok`; vt100 applies it.
+            // DECSTBM: as xterm, margins that are not valid change nothing
+            // (vt100 resets them and moves the cursor), valid ones home the
+            // cursor (vt100 puts it at the top margin, whatever DECOM).
             (0, 0, b'r') => {
-                let top = p.values.first().copied().unwrap_or(0);
-                let bottom = p.values.get(1).copied().unwrap_or(0);
-                let alt = usize::from(run.parser.screen().alternate_screen());
-                self.margins[alt] = (top > 1 || bottom != 0).then_some((top, bottom));
+                let rows = run.parser.screen().size().0.get();
+                let top = p.first_or(1);
+                let bottom = match p.values.get(1).copied() {
+                    Some(b) if p.values.len() >= 2 && b != 0 && b <= rows => b,
+                    _ => rows,
+                };
+                if bottom > top {
+                    let alt = usize::from(run.parser.screen().alternate_screen());
+                    self.margins[alt] = (top > 1 || bottom < rows).then_some((top, bottom));
+                    run.flush_to(i + 1);
+                    run.inject(b"\x1b[H");
+                } else {
+                    cancel(run, i);
+                }
             }
+            // IL, DL: xterm returns the carriage when the cursor is inside
+            // the margins (where they act).
+            (0, 0, b'L' | b'M') => {
+                self.clamp_before_sequence(run);
+                run.flush_to(i + 1);
+                let (row, _) = run.parser.screen().cursor_position();
+                let (top, bottom) = self.region(run.parser);
+                if (top..=bottom).contains(&row) {
+                    run.inject(b"\r");
+                }
+            }
+            // HPR, VPR (vt100 has neither): relative moves that stop only
+            // at the screen's edge (or the margins in origin mode).
+            (0, 0, b'a' | b'e') => {
+                let n = p.first_or(1);
+                run.flush_to(i + 1);
+                let (row, col) = run.parser.screen().cursor_position();
+                let (rows, cols) = run.parser.screen().size();
+                let col = col.min(cols.get() - 1);
+                let (target_row, target_col) = if fin == b'a' {
+                    (row, col.saturating_add(n).min(cols.get() - 1))
+                } else {
+                    let (top, bottom) = if self.origin {
+                        self.region(run.parser)
+                    } else {
+                        (0, rows.get() - 1)
+                    };
+                    (row.saturating_add(n).clamp(top, bottom), col)
+                };
+                let row_param = if self.origin {
+                    target_row - self.region(run.parser).0
+                } else {
+                    target_row
+                };
+                run.inject(format!("\x1b[{};{}H", row_param + 1, target_col + 1).as_bytes());
+            }
+            // SL, SR, DECIC, DECDC (vt100 has none): every row inside the
+            // margins loses or gains cells at the left edge or the cursor
+            // column, when the cursor is inside them; the cursor stays.
+            (0, b' ', b'@' | b'A') | (0, b'\'', b'}' | b'~') => {
+                let n = p.first_or(1);
+                run.flush_to(i + 1);
+                let (row, col) = run.parser.screen().cursor_position();
+                let (top, bottom) = self.region(run.parser);
+                if !(top..=bottom).contains(&row)
+                    || (matches!(fin, b'}' | b'~') && col >= self.cols)
+                {
+                    return;
+                }
+                let at = if matches!(fin, b'@' | b'A') { 0 } else { col };
+                let edit = if matches!(fin, b'@' | b'~') {
+                    b'P'
+                } else {
+                    b'@'
+                };
+                let mut seq = Vec::new();
+                for r in top..=bottom {
+                    seq.extend_from_slice(self.goto(r, at, top).as_bytes());
+                    seq.extend_from_slice(&csi(n, edit));
+                }
+                seq.extend_from_slice(self.goto(row, col.min(self.cols - 1), top).as_bytes());
+                run.inject(&seq);
+            }
+            // SGR: a wrap left pending by the character before stays.
+            (0, 0, b'm') => self.pending_hint |= self.printed_before_seq,
+            // REP: only right after a printed character (xterm); vt100
+            // repeats the last one printed whatever came between.
+            (0, 0, b'b') if !self.printed_before_seq => cancel(run, i),
+
             // DECSTR, soft reset.
             (0, b'!', b'p') => {
                 // vt100 has no DECSTR: reset its margins and origin mode
@@ -766,6 +911,7 @@ impl Compat {
         let screen = parser.screen();
         let set = match (private, mode) {
             (false, 4) => self.insert,
+            (false, 20) => self.newline,
             (true, 1) => screen.application_cursor(),
             (true, 7) => self.autowrap,
             (true, 9) => screen.mouse_protocol_mode() == MouseProtocolMode::Press,
@@ -786,15 +932,30 @@ impl Compat {
     /// For a sequence that xterm starts by moving the cursor off the
     /// one-past-the-margin position: do that before feeding it.
     fn clamp_before_sequence(&mut self, run: &mut Run<'_, '_>) {
-        if !self.printed_before_seq {
-            return;
-        }
+        // A wrap stays pending across other sequences (colours, titles),
+        // so this looks at the cursor whatever came before.
         if let Some(start) = self.seq_start
             && start >= run.done
         {
             run.flush_to(start);
             self.resolve_insert(run);
             clamp_pending_wrap(run.parser);
+        }
+    }
+
+    /// A CUP to the 0-based `(row, col)`, in origin mode relative to `top`.
+    fn goto(&self, row: u16, col: u16, top: u16) -> String {
+        let row = if self.origin { row - top } else { row };
+        format!("\x1b[{};{}H", row + 1, col + 1)
+    }
+
+    /// The scroll region of the screen in use, 0-based rows `(top, bottom)`.
+    fn region(&self, parser: &Parser) -> (u16, u16) {
+        let screen = parser.screen();
+        let rows = screen.size().0.get();
+        match self.margins[usize::from(screen.alternate_screen())] {
+            Some((top, bottom)) => (top - 1, bottom.min(rows) - 1),
+            None => (0, rows - 1),
         }
     }
 
@@ -850,11 +1011,23 @@ impl Compat {
 /// U+FE0F VARIATION SELECTOR-16 in UTF-8.
 const VS16: &[u8] = "\u{fe0f}".as_bytes();
 
-/// Where the first VS16 in `bytes` starts.
-fn find_vs16(bytes: &[u8]) -> Option<usize> {
+/// U+FFFD REPLACEMENT CHARACTER in UTF-8.
+const FFFD: &[u8] = "\u{fffd}".as_bytes();
+
+/// What a printed U+FFFD is fed to vt100 as (a private-use character of
+/// the same width), and turned back into in the text.
+pub(super) const FFFD_STAND_IN: &str = "\u{10fffd}";
+
+/// Where the first character in `bytes` that [`Compat::special`] handles
+/// starts: a VS16, a U+FFFD or a C1 control in UTF-8.
+fn find_special(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
-    while let Some(k) = memchr::memchr(VS16[0], &bytes[at..]) {
-        if bytes[at + k..].starts_with(VS16) {
+    while let Some(k) = memchr::memchr2(0xef, 0xc2, &bytes[at..]) {
+        let rest = &bytes[at + k..];
+        if rest.starts_with(VS16)
+            || rest.starts_with(FFFD)
+            || matches!(rest, [0xc2, 0x80..=0x9f, ..])
+        {
             return Some(at + k);
         }
         at += k + 1;
@@ -890,6 +1063,14 @@ fn vs16_widens(screen: &vt100::Screen) -> bool {
     }
     joined.push('\u{fe0f}');
     joined.width() > 1
+}
+
+/// Drops the control sequence whose final byte is at `i`: vt100 gets a CAN
+/// in its place, which ends the sequence without acting on it.
+fn cancel(run: &mut Run<'_, '_>, i: usize) {
+    run.flush_to(i);
+    run.inject(b"\x18");
+    run.skip(i + 1);
 }
 
 /// The cursor column, on the screen (not one past the last column).

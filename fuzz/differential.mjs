@@ -1,0 +1,375 @@
+// Differential fuzzer of the screen model against @xterm/headless.
+//
+// Generates random but well-formed output from the control functions xterm
+// implements (text with wide, combining and VS15/VS16 characters at the
+// margins; C0; ESC and CSI cursor movement, erase, insert/delete, scroll,
+// margins, tabs, modes, charsets, save and restore, REP; OSC and DCS
+// strings), feeds the same bytes to ptypilot's ScreenModel and to xterm.js
+// at several sizes, and compares the rows and the cursor. Every mismatch is
+// shrunk to a minimal sequence of pieces and classified by the control
+// functions left in it; a class listed in KNOWN (the known-differences table,
+// src/core/screen/DIFFERENCES.md) is expected, any other is a failure.
+//
+// xterm.js runs with the Unicode 11 width tables (@xterm/addon-unicode11), as
+// embedders such as VS Code configure it; its default, Unicode 6, gives every
+// emoji one column, unlike xterm and every current terminal.
+//
+// Run `node fuzz/differential.mjs [cases] [seed]` for the long tier; the
+// Vitest suite runs a short seeded tier (__test__/differential.test.ts).
+
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const { Terminal } = require('@xterm/headless')
+const { Unicode11Addon } = require('@xterm/addon-unicode11')
+const { ScreenModel } = require('../index.js')
+
+/** A small deterministic generator (xorshift128+, as 32-bit halves). */
+export class Rng {
+  constructor(seed) {
+    this.a = (seed >>> 0) || 1
+    this.b = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0 || 2
+  }
+  next() {
+    let t = this.a ^ (this.a << 11)
+    this.a = this.b
+    this.b = (this.b ^ (this.b >>> 19) ^ t ^ (t >>> 8)) >>> 0
+    return this.b
+  }
+  below(n) {
+    return this.next() % n
+  }
+  pick(items) {
+    return items[this.below(items.length)]
+  }
+  chance(oneIn) {
+    return this.below(oneIn) === 0
+  }
+}
+
+const E = '\x1b'
+const CSI = `${E}[`
+
+/** Sizes every case is tried at: [cols, rows]. */
+export const SIZES = [
+  [80, 24],
+  [20, 6],
+  [10, 4],
+  [3, 3],
+]
+
+const WORDS = ['a', 'xy', 'hello', 'q', '#', ' ', '  ', 'E', '0123456789']
+const WIDE = ['日', '本語', '한', '\u{1f600}', '\u{1f44d}']
+const COMBINING = ['e\u0301', 'a\u0300\u0301', '\u0301']
+const EMOJI_SELECTORS = ['\u263a\ufe0f', '\u2764\ufe0f', '\u263a\ufe0e', '\u{1f600}\ufe0e', '#\ufe0f\u20e3']
+const ZWJ = ['\u{1f468}\u200d\u{1f469}\u200d\u{1f467}', '\u{1f3f3}\ufe0f\u200d\u{1f308}']
+
+/** A parameter: usually small, sometimes at or past the edges of the screen. */
+function num(rng, cols, rows) {
+  switch (rng.below(8)) {
+    case 0:
+      return ''
+    case 1:
+      return '0'
+    case 2:
+      return String(cols + rng.below(3) - 1)
+    case 3:
+      return String(rows + rng.below(3) - 1)
+    default:
+      return String(1 + rng.below(Math.max(cols, rows) + 2))
+  }
+}
+
+/**
+ * One piece of output: `[kind, text]`. `kind` names the control function
+ * (or the kind of text), which is what classes are made of.
+ */
+export function piece(rng, cols, rows) {
+  const n = () => num(rng, cols, rows)
+  const r = rng.below(100)
+  if (r < 22) {
+    const len = rng.chance(5) ? 1 + rng.below(cols * 2) : 1 + rng.below(4)
+    let s = ''
+    for (let i = 0; i < len; i++) s += rng.pick(WORDS)
+    return ['text', s]
+  }
+  if (r < 26) return ['wide', rng.pick(WIDE)]
+  if (r < 28) return ['combining', rng.pick(COMBINING)]
+  if (r < 30) return ['emoji-selector', rng.pick(EMOJI_SELECTORS)]
+  if (r < 31) return ['zwj', rng.pick(ZWJ)]
+  if (r < 34) return ['CUP', `${CSI}${n()};${n()}H`]
+  if (r < 36) return ['CUP-margin', `${CSI}${1 + rng.below(rows)};${cols}H`]
+  if (r < 40) {
+    const c = rng.pick(['\r', '\n', '\r\n', '\b', '\t', '\x0b', '\x0c', '\x07'])
+    const names = { '\r': 'CR', '\n': 'LF', '\r\n': 'CRLF', '\b': 'BS', '\t': 'HT', '\x0b': 'VT', '\x0c': 'FF', '\x07': 'BEL' }
+    return [names[c], c]
+  }
+  if (r < 56) {
+    const [kind, final] = rng.pick([
+      ['CUU', 'A'], ['CUD', 'B'], ['CUF', 'C'], ['CUB', 'D'], ['CNL', 'E'], ['CPL', 'F'], ['CHA', 'G'],
+      ['CHT', 'I'], ['ED', 'J'], ['EL', 'K'], ['IL', 'L'], ['DL', 'M'], ['DCH', 'P'], ['SU', 'S'], ['SD', 'T'],
+      ['ECH', 'X'], ['CBT', 'Z'], ['ICH', '@'], ['HPA', '`'], ['HPR', 'a'], ['VPA', 'd'], ['VPR', 'e'],
+      ['HVP', 'f'], ['REP', 'b'], ['TBC', 'g'],
+    ])
+    let p = n()
+    if (kind === 'ED' || kind === 'EL') p = rng.pick(['', '0', '1', '2', '3'])
+    if (kind === 'TBC') p = rng.pick(['', '0', '3'])
+    return [kind, `${CSI}${p}${final}`]
+  }
+  if (r < 58) {
+    const [kind, seq] = rng.pick([
+      ['SL', ' @'], ['SR', ' A'], ['DECIC', "'}"], ['DECDC', "'~"],
+    ])
+    return [kind, `${CSI}${n()}${seq}`]
+  }
+  if (r < 62) {
+    const top = rng.chance(4) ? '' : String(1 + rng.below(rows))
+    const bottom = rng.chance(4) ? '' : String(1 + rng.below(rows + 1))
+    return ['DECSTBM', `${CSI}${top};${bottom}r`]
+  }
+  if (r < 63) return ['DECSLRM', `${CSI}${n()};${n()}s`]
+  if (r < 70) {
+    const [kind, mode] = rng.pick([
+      ['IRM', '4'], ['LNM', '20'], ['DECOM', '?6'], ['DECAWM', '?7'], ['DECTCEM', '?25'], ['ALT47', '?47'],
+      ['ALT1047', '?1047'], ['SAVE1048', '?1048'], ['ALT1049', '?1049'], ['DECCKM', '?1'], ['DECLRMM', '?69'],
+      ['REVWRAP', '?45'],
+    ])
+    return [kind, `${CSI}${mode}${rng.chance(2) ? 'h' : 'l'}`]
+  }
+  if (r < 78) {
+    const [kind, seq] = rng.pick([
+      ['DECSC', `${E}7`], ['DECRC', `${E}8`], ['SCOSC', `${CSI}s`], ['SCORC', `${CSI}u`], ['IND', `${E}D`],
+      ['NEL', `${E}E`], ['HTS', `${E}H`], ['RI', `${E}M`], ['DECALN', `${E}#8`], ['DECSTR', `${CSI}!p`],
+      ['RIS', `${E}c`], ['DECKPAM', `${E}=`],
+    ])
+    return [kind, seq]
+  }
+  if (r < 83) {
+    const [kind, seq] = rng.pick([
+      ['G0-DEC', `${E}(0`], ['G0-ASCII', `${E}(B`], ['G1-DEC', `${E})0`], ['G0-UK', `${E}(A`], ['SO', '\x0e'],
+      ['SI', '\x0f'],
+    ])
+    return [kind, seq]
+  }
+  if (r < 90) {
+    const sgr = rng.pick(['1;31', '0', '', '7', '38;5;208', '48;2;1;2;3', '4:3', '22;39'])
+    return ['SGR', `${CSI}${sgr}m`]
+  }
+  if (r < 94) {
+    const [kind, seq] = rng.pick([
+      ['OSC-title', `${E}]0;title\x07`], ['OSC-title', `${E}]2;t${E}\\`], ['OSC4', `${E}]4;1;rgb:11/22/33\x07`],
+      ['OSC8', `${E}]8;;http://x${E}\\`], ['DCS', `${E}P$q"p${E}\\`], ['OSC-query', `${E}]11;?\x07`],
+    ])
+    return [kind, seq]
+  }
+  if (r < 96) return ['DSR', rng.pick([`${CSI}6n`, `${CSI}5n`, `${CSI}c`])]
+  if (r < 98) return ['C1-utf8', rng.pick(['\u0085', '\u009b1C', '\u0090x\u009c', '\u0084'])]
+  return ['FFFD', '\ufffd']
+}
+
+/** A case: its pieces at one size. */
+export function makeCase(rng, cols, rows) {
+  const count = 1 + rng.below(16)
+  const pieces = []
+  for (let i = 0; i < count; i++) pieces.push(piece(rng, cols, rows))
+  return { cols, rows, pieces }
+}
+
+const encoder = new TextEncoder()
+const bytesOf = (pieces) => encoder.encode(pieces.map((p) => p[1]).join(''))
+
+/** What xterm.js shows: rows (trailing spaces trimmed) and the cursor. */
+export function viaXterm(bytes, cols, rows) {
+  const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true, logLevel: 'off' })
+  term.loadAddon(new Unicode11Addon())
+  term.unicode.activeVersion = '11'
+  try {
+    term._core.writeSync(bytes)
+  } catch {
+    // xterm.js itself fails on some input (ED after some resets): no reference.
+    term.dispose()
+    return null
+  }
+  const buffer = term.buffer.active
+  const lines = []
+  for (let i = 0; i < rows; i++) {
+    lines.push((buffer.getLine(buffer.baseY + i)?.translateToString(true) ?? '').replace(/ +$/, ''))
+  }
+  // With a wrap pending xterm.js reports cursorX === cols; terminals show
+  // (and ptypilot reports) the last column.
+  const view = { lines, cursor: [buffer.cursorY, Math.min(buffer.cursorX, cols - 1)] }
+  term.dispose()
+  return view
+}
+
+/** What ptypilot shows. */
+export function viaPtypilot(bytes, cols, rows) {
+  const model = new ScreenModel({ cols, rows, scrollback: 1000 })
+  model.write(bytes)
+  const s = model.screen()
+  return { lines: s.lines, cursor: [s.cursor.row, s.cursor.col] }
+}
+
+/** True when both show the same rows and cursor. */
+export function same(kase) {
+  const bytes = bytesOf(kase.pieces)
+  const a = viaPtypilot(bytes, kase.cols, kase.rows)
+  const b = viaXterm(bytes, kase.cols, kase.rows)
+  if (b === null) return true
+  return a.cursor[0] === b.cursor[0] && a.cursor[1] === b.cursor[1] && a.lines.every((l, i) => l === b.lines[i])
+}
+
+/** The smallest sub-sequence of pieces (and shortest texts) that still differs. */
+export function shrink(kase) {
+  let pieces = kase.pieces
+  const differs = (p) => !same({ ...kase, pieces: p })
+  for (let progress = true; progress; ) {
+    progress = false
+    for (let len = pieces.length >> 1 || 1; len >= 1; len = len >> 1) {
+      for (let i = 0; i + len <= pieces.length; ) {
+        const fewer = pieces.slice(0, i).concat(pieces.slice(i + len))
+        if (fewer.length > 0 && differs(fewer)) {
+          pieces = fewer
+          progress = true
+        } else {
+          i += len
+        }
+      }
+      if (len === 1) break
+    }
+    // Shorter texts.
+    for (let i = 0; i < pieces.length; i++) {
+      const [kind, text] = pieces[i]
+      if (kind !== 'text' || text.length < 2) continue
+      for (const shorter of [text.slice(0, text.length >> 1), text.slice(1), text.slice(0, -1)]) {
+        const p = pieces.slice()
+        p[i] = [kind, shorter]
+        if (differs(p)) {
+          pieces = p
+          progress = true
+          break
+        }
+      }
+    }
+  }
+  return { ...kase, pieces }
+}
+
+/**
+ * True when, in xterm.js, a wrap is pending (the cursor past the last
+ * column) after some piece of the case but the last.
+ */
+function passesPendingWrap(kase) {
+  const term = new Terminal({ cols: kase.cols, rows: kase.rows, allowProposedApi: true, logLevel: 'off' })
+  term.loadAddon(new Unicode11Addon())
+  term.unicode.activeVersion = '11'
+  let pending = false
+  try {
+    for (const [, text] of kase.pieces.slice(0, -1)) {
+      term._core.writeSync(encoder.encode(text))
+      pending ||= term.buffer.active.cursorX >= kase.cols
+    }
+  } catch {
+    // As in viaXterm.
+  }
+  term.dispose()
+  return pending
+}
+
+/**
+ * The class of a minimal case: the kinds of its pieces, sorted, without
+ * plain text; plus `pending` when a wrap was pending on the way (the state
+ * vt100 keeps differently).
+ */
+export function classOf(kase) {
+  const kinds = new Set(kase.pieces.map((p) => p[0]))
+  if (kinds.size > 1) kinds.delete('text')
+  if (passesPendingWrap(kase)) kinds.add('pending')
+  return [...kinds].sort().join('+')
+}
+
+/**
+ * The known differences: a class is expected when it contains every kind of
+ * one entry. Reasons are in src/core/screen/DIFFERENCES.md (same ids).
+ */
+export const KNOWN = [
+  { id: 'wide', kinds: ['wide'] },
+  { id: 'combining', kinds: ['combining'] },
+  { id: 'vs16', kinds: ['emoji-selector'] },
+  { id: 'zwj', kinds: ['zwj'] },
+  { id: 'pending-wrap', kinds: ['pending'] },
+  ...['ALT1049', 'SCORC', 'DECRC'].flatMap((restore) =>
+    ['G0-DEC', 'G0-UK', 'G1-DEC'].map((set) => ({ id: 'charset-restore', kinds: [restore, set] })),
+  ),
+  { id: 'decaln-margins', kinds: ['DECALN', 'DECSTBM'] },
+  { id: 'ri-margins', kinds: ['DECSTBM', 'RI'] },
+]
+
+/** The known entry that covers a class, if any. */
+export function knownFor(cls) {
+  const kinds = new Set(cls.split('+'))
+  return KNOWN.find((k) => k.kinds.every((kind) => kinds.has(kind)))
+}
+
+/** Shows a case as a JS string literal with its size. */
+export function show(kase) {
+  const text = kase.pieces.map((p) => p[1]).join('')
+  return `${kase.cols}x${kase.rows} ${JSON.stringify(text)}`
+}
+
+/**
+ * Runs `cases` random cases from `seed`, each at every size in SIZES.
+ * Returns the counts and the classes found (one shrunk example each).
+ */
+export function run({ cases, seed, onClass }) {
+  const rng = new Rng(seed)
+  const classes = new Map()
+  let identical = 0
+  let tried = 0
+  for (let c = 0; c < cases; c++) {
+    for (const [cols, rows] of SIZES) {
+      const kase = makeCase(rng, cols, rows)
+      tried++
+      if (same(kase)) {
+        identical++
+        continue
+      }
+      // Shrinking costs: only while a class has few examples.
+      const small = shrink(kase)
+      const cls = classOf(small)
+      const entry = classes.get(cls)
+      if (entry) {
+        entry.count++
+      } else {
+        const found = { cls, count: 1, example: small, known: knownFor(cls) }
+        classes.set(cls, found)
+        onClass?.(found)
+      }
+    }
+  }
+  return { tried, identical, classes: [...classes.values()] }
+}
+
+async function main() {
+  const cases = Number(process.argv[2] ?? 50000)
+  const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31)
+  const start = Date.now()
+  const result = run({
+    cases,
+    seed,
+    onClass: (c) => console.log(`${c.known ? 'known' : 'NEW'} class ${c.cls}: ${show(c.example)}`),
+  })
+  const unknown = result.classes.filter((c) => !c.known)
+  console.log(
+    `differential fuzz (seed ${seed}): ${result.tried} cases in ${((Date.now() - start) / 1000).toFixed(1)} s, ` +
+      `${result.identical} identical to xterm.js (${((100 * result.identical) / result.tried).toFixed(2)} %), ` +
+      `${result.tried - result.identical} mismatches in ${result.classes.length} classes (${unknown.length} not known)`,
+  )
+  for (const c of result.classes.sort((a, b) => b.count - a.count)) {
+    console.log(`  ${String(c.count).padStart(7)}  ${c.known ? `known:${c.known.id}` : 'NEW'}  ${c.cls}`)
+  }
+  process.exitCode = unknown.length ? 1 : 0
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()
