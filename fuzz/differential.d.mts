@@ -1,0 +1,28 @@
+// Types of fuzz/differential.mjs, for the Vitest tier.
+export type Piece = [kind: string, text: string]
+export interface Case {
+  cols: number
+  rows: number
+  pieces: Piece[]
+}
+export interface Known {
+  id: string
+  kinds: string[]
+}
+export interface Found {
+  cls: string
+  count: number
+  example: Case
+  known: Known | undefined
+}
+export const SIZES: [cols: number, rows: number][]
+export const KNOWN: Known[]
+export function run(options: { cases: number; seed: number; onClass?: (found: Found) => void }): {
+  tried: number
+  identical: number
+  classes: Found[]
+}
+export function same(kase: Case): boolean
+export function shrink(kase: Case): Case
+export function classOf(kase: Case): string
+export function show(kase: Case): string
