@@ -1300,8 +1300,13 @@ mod tests {
         );
         // Modes we do not know are reported as not recognised.
         assert_eq!(
-            replies_to(b"\x1b[?12$p\x1b[20$p"),
-            "\x1b[?12;0$y\x1b[20;0$y"
+            replies_to(b"\x1b[?12$p\x1b[12$p"),
+            "\x1b[?12;0$y\x1b[12;0$y"
+        );
+        // New line mode (LNM).
+        assert_eq!(
+            replies_to(b"\x1b[20$p\x1b[20h\x1b[20$p"),
+            "\x1b[20;2$y\x1b[20;1$y"
         );
     }
 
