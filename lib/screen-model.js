@@ -6,20 +6,10 @@
 // comparing the model with other terminal emulators.
 'use strict'
 
-const native = require('./binding.js')
-
-function invalidArg(message) {
-  const err = new Error(message)
-  err.code = 'ERR_INVALID_ARG'
-  return err
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`
-}
+const { describe, invalidArg, wrapNative } = require('./errors.js')
+const { isInstance, own } = require('./args.js')
+// Every error from the binding gets a documented code (lib/errors.js).
+const native = wrapNative(require('./binding.js'))
 
 class ScreenModel {
   #native
@@ -28,11 +18,11 @@ class ScreenModel {
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
       throw invalidArg(`options must be an object, got ${describe(options)}`)
     }
-    this.#native = new native.NativeScreenModel(options)
+    this.#native = new native.NativeScreenModel(own(options, 'options'))
   }
 
   write(data) {
-    if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+    if (typeof data !== 'string' && !isInstance(data, Uint8Array)) {
       throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
     }
     return this.#native.write(data)

@@ -678,6 +678,14 @@ fn regressions() {
                 Op::Write(b"\x1b[3r\x1b[?6h}O\xca\x88\x1bPr\x9c\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9ee\xe1\x9f\x98\xc2\xa0\xe2\x9d\xa4\xef\xb8\x8f\x1b[;4H\xe1\x9f\x98\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5".to_vec()),
             ],
         },
+        // HPR in origin mode after a restore turned origin mode off in
+        // vt100 (the compat layer's arithmetic underflowed).
+        Case {
+            rows: 8,
+            cols: 1,
+            scrollback: 0,
+            ops: vec![Op::Write(b"\x1b[?6h\x1b[u\x1b[7r\x1b[a".to_vec())],
+        },
     ];
     for case in &cases {
         run(case);

@@ -158,6 +158,8 @@ impl CsiParams {
 struct SavedCharsets {
     sets: [Charset; 2],
     shift: usize,
+    /// Origin mode, which vt100 saves and restores with the cursor too.
+    origin: bool,
 }
 
 /// The state vt100 does not keep, and the scanner.
@@ -803,7 +805,7 @@ impl Compat {
                     (row.saturating_add(n).clamp(top, bottom), col)
                 };
                 let row_param = if self.origin {
-                    target_row - self.region(run.parser).0
+                    target_row.saturating_sub(self.region(run.parser).0)
                 } else {
                     target_row
                 };
@@ -945,7 +947,11 @@ impl Compat {
 
     /// A CUP to the 0-based `(row, col)`, in origin mode relative to `top`.
     fn goto(&self, row: u16, col: u16, top: u16) -> String {
-        let row = if self.origin { row - top } else { row };
+        let row = if self.origin {
+            row.saturating_sub(top)
+        } else {
+            row
+        };
         format!("\x1b[{};{}H", row + 1, col + 1)
     }
 
@@ -963,12 +969,14 @@ impl Compat {
         self.saved = SavedCharsets {
             sets: self.sets,
             shift: self.shift,
+            origin: self.origin,
         };
     }
 
     fn restore_charsets(&mut self) {
         self.sets = self.saved.sets;
         self.shift = self.saved.shift;
+        self.origin = self.saved.origin;
     }
 
     fn tabs_mut(&mut self) -> &mut Vec<bool> {
