@@ -62,6 +62,29 @@ describe('version sync', () => {
   })
 })
 
+describe.skipIf(process.platform !== 'linux' || process.arch !== 'x64')('npm run build', () => {
+  const build = (env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, [join(repo, 'scripts', 'build.js'), '--print'], { env, encoding: 'utf8' })
+
+  it.skipIf(!zigAvailable())('links with zig against glibc 2.28 when cargo-zigbuild and zig are installed', () => {
+    const result = build(process.env)
+    expect(JSON.parse(result.stdout)).toEqual(expect.arrayContaining(['--cross-compile', '--target', 'x86_64-unknown-linux-gnu.2.28']))
+    expect(result.stderr).toContain('linking with zig against glibc 2.28')
+  })
+
+  it('falls back to plain cargo without them, and says how to get them', () => {
+    const path = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((dir) => !existsSync(join(dir, 'cargo-zigbuild')))
+      .join(delimiter)
+    const result = build({ ...process.env, PATH: path })
+    const args = JSON.parse(result.stdout) as string[]
+    expect(args).toEqual(expect.arrayContaining(['build', '--platform', '--release', '--no-js', '--dts', 'native.d.ts']))
+    expect(args).not.toContain('--cross-compile')
+    expect(result.stderr).toContain('`pip install cargo-zigbuild` for the glibc 2.28 build')
+  })
+})
+
 describe('entry points', () => {
   it('the ES module entry exports exactly what the CommonJS entry exports, as the same objects', () => {
     // In a plain node: Vitest loads modules its own way.
@@ -120,7 +143,8 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
     // Without zig the build links against this machine's glibc (a local
     // convenience); CI installs zig, so there the floor is always checked.
     if (process.env.CI || zigAvailable()) {
-      expect(Number(glibc!.split('.')[1])).toBeLessThanOrEqual(28)
+      const hint = 'the addon must be linked by zig (`pip install cargo-zigbuild`, then `npm run build`)'
+      expect(Number(glibc!.split('.')[1]), hint).toBeLessThanOrEqual(28)
     }
   })
 

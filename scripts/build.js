@@ -8,9 +8,13 @@
 // the addon is linked by zig against glibc 2.28, so that the binary loads on
 // every distribution Node 20 supports; this is the build that is published.
 // Without them it falls back to plain cargo, linked against this machine's
-// glibc: fine for working on ptypilot here, not for publishing.
+// glibc: fine for working on ptypilot here, not for publishing. (The two
+// share the host build scripts and proc macros in target/release, so
+// switching between them recompiles the dependencies once.)
 //
-// Usage: node scripts/build.js [--debug]
+// Usage: node scripts/build.js [--debug] [--print]
+//   --debug   a debug build (plain cargo)
+//   --print   print the `napi` arguments as JSON instead of building
 
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
@@ -60,6 +64,10 @@ function main() {
           `(the binary may not load on older systems; \`pip install cargo-zigbuild\` for the glibc ${GLIBC_FLOOR} build)`,
       )
     }
+  }
+  if (process.argv.includes('--print')) {
+    console.log(JSON.stringify(args))
+    return
   }
   const cli = path.join(path.dirname(require.resolve('@napi-rs/cli/package.json')), 'dist', 'cli.js')
   const result = spawnSync(process.execPath, [cli, ...args], { cwd: ROOT, stdio: 'inherit' })
