@@ -637,13 +637,15 @@ export interface ShellResult {
  *
  * Command boundaries come from shell-integration markers (OSC 133 style),
  * not from guessing prompts. A command's end is confirmed with a secret sent
- * only after the command is done, so a command that prints fake markers
- * does not end its run early; the remaining ways to fake an end take intent
- * (printing a fake end and then reading the secret from ptypilot's pipe or
- * the terminal, reading the shell's memory) — and a fake prompt marker ends
- * the run as an interrupted line. A command that breaks the shell's own
- * commands (`alias .=…` is harmless; a function named `command` or
- * `printf` is not) makes the markers vanish. Commands run with
+ * only after the command is done, and a prompt that appears during a command
+ * with a probe the shell answers only once it is back at its prompt, so a
+ * command that prints fake markers does not end its run early. What remains
+ * takes intent: printing a fake end and then reading ptypilot's secret (from
+ * its private pipe) or probe (from the terminal), or reading the shell's
+ * memory. Aliases cannot take over ptypilot's lines (`alias .=…` is
+ * harmless); a command that defines a function named `command`, `builtin` or
+ * `printf` breaks the markers: its run ends with `exitCode: null` and the
+ * next run gets a fresh shell (as after `exit`). Commands run with
  * `set -x`/`set -v` show their own lines, not ptypilot's.
  *
  * A command can break the markers for every later one (`exec 2>&-` hides

@@ -193,7 +193,7 @@ describe.each(shells)('%s: commands that try to break the markers', (program) =>
   })
 
   // The nonce as a command can find it: in the prompt variable.
-  const nonce = `n=$(printf %s "$__ptypilot_ps1" | tr -d '\\007' | sed 's/.*;//')`
+  const nonce = `n=$(printf %s "$__ptypilot_ps1" | tr -d '\\007' | sed 's/.*;\\([0-9a-f]\\{32\\}\\);.*/\\1/')`
 
   it('a forged end of command does not end the run early', async () => {
     const s = shell()
@@ -211,6 +211,51 @@ describe.each(shells)('%s: commands that try to break the markers', (program) =>
     })
     expect(r).toMatchObject({ exitCode: 5, output: 'still running\n', timedOut: false })
     expect(await s.run({ command: 'echo next' })).toMatchObject({ exitCode: 0, output: 'next\n' })
+  })
+
+  it('a forged prompt does not end the run early either', async () => {
+    const s = shell()
+    const r = await s.run({
+      command: [
+        `n=$(printf %s "$__ptypilot_ps1" | tr -d '\\007' | sed 's/.*;\\([0-9a-f]\\{32\\}\\);.*/\\1/')`,
+        `printf '\\033]133;A;7;%s;\\007' "$n"`,
+        `printf '\\033]133;A;7;%s;1;7\\007' "$n"`,
+        `printf '\\033]133;P;1;7;%s\\007' "$n"`,
+        'sleep 0.3',
+        'echo still running',
+        '(exit 5)',
+      ].join('\n'),
+      timeoutMs: 20_000,
+    })
+    expect(r).toMatchObject({ exitCode: 5, output: 'still running\n', timedOut: false })
+    const pid = s.pid
+    expect(await s.run({ command: 'echo next' })).toMatchObject({ exitCode: 0, output: 'next\n' })
+    expect(s.pid).toBe(pid)
+  })
+
+  it('a line the shell really aborted ends the run with its status', async () => {
+    const s = shell()
+    const r = await s.run({ command: 'set -u; echo "$no_such_variable"; echo not reached' })
+    expect(r.exitCode).not.toBe(0)
+    expect(r.exitCode).not.toBeNull()
+    expect(r.output).toMatch(/no_such_variable/)
+    expect(r.output).not.toMatch(/not reached/)
+    await s.run({ command: 'set +u' })
+    expect(await s.run({ command: 'echo fine' })).toMatchObject({ exitCode: 0, output: 'fine\n' })
+  })
+
+  it('a function named command, builtin or printf breaks the markers: the run ends and the shell is replaced', async () => {
+    const s = shell()
+    await s.run({ command: 'cd /tmp; export KEPT=no' })
+    const pid = s.pid
+    const r = await s.run({ command: 'echo defining; command() { echo hijacked; }; builtin() { echo hijacked; }; printf() { echo hijacked; }' })
+    expect(r.exitCode).toBeNull()
+    expect(r.output).toMatch(/^defining\n/)
+    // The next run goes to a fresh shell, where they are gone.
+    const next = await s.run({ command: 'echo "works ${KEPT-unset}"; pwd' })
+    expect(next.exitCode).toBe(0)
+    expect(next.output).toMatch(/^works unset\n/)
+    expect(s.pid).not.toBe(pid)
   })
 
   it('the nonce is not in the environment the shell or its children got', async () => {

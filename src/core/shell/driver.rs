@@ -265,6 +265,16 @@ impl Shell {
 
     /// Runs the command in `live`: waits for the prompt, writes the run line,
     /// streams output until the command ends, and stops it when asked.
+    /// Writes a probe line with a fresh random number (unguessable, so a
+    /// command cannot print its answer in advance).
+    fn send_probe(&self, live: &Arc<Live>) {
+        let id = u64::from_str_radix(&new_nonce()[..15], 16).unwrap_or(1);
+        live.tracker().probe_sent(id);
+        let _ = live
+            .session
+            .write(probe_line(id, &live.nonce, live.kind).as_bytes());
+    }
+
     async fn execute<F, Fut>(
         &self,
         live: &Arc<Live>,
@@ -288,7 +298,7 @@ impl Shell {
         loop {
             rx.borrow_and_update();
             let out = live.session.take_outbox();
-            let (text, phase, finish, probe, confirm) = {
+            let (text, phase, finish, probe, confirm, verify) = {
                 let mut tracker = live.tracker();
                 let text = if out.data.is_empty() {
                     String::new()
@@ -301,8 +311,15 @@ impl Shell {
                     tracker.take_finish(),
                     tracker.probe(),
                     tracker.take_confirm(),
+                    tracker.take_verify(),
                 )
             };
+            if verify && probe == Probe::Settled && !confirm {
+                // A prompt came during the command: a probe line, which the
+                // shell runs only once it is back at the prompt, tells
+                // whether it was the shell's.
+                self.send_probe(live);
+            }
             if confirm {
                 // The shell waits for a secret line before it prints the end
                 // marker. What the terminal holds unread must not be taken
@@ -384,9 +401,8 @@ impl Shell {
                 });
             let watch_at = match watch {
                 Action::Wait(at) => at,
-                Action::Probe(id) => {
-                    live.tracker().probe_sent(id);
-                    let _ = live.session.write(probe_line(id, &live.nonce).as_bytes());
+                Action::Probe(_) => {
+                    self.send_probe(live);
                     continue;
                 }
                 Action::Replace => {
@@ -396,6 +412,12 @@ impl Shell {
                     return Ok(Executed::ShellGone);
                 }
             };
+            if file.is_none() && live.tracker().broken() {
+                // A probe showed that `printf` no longer prints markers.
+                self.forget(live);
+                end_shell(&live.session).await;
+                return Ok(Executed::ShellGone);
+            }
             if file.is_none() && phase == Phase::Idle && probe == Probe::Settled {
                 if let Some(reason) = stop.poll() {
                     return Ok(Executed::Done(RunResult::stopped(

@@ -11,6 +11,11 @@ pub enum Marker {
     Prompt {
         /// The exit status of the last command.
         status: i32,
+        /// The last probe line the shell ran, and `$?` when it ran: the
+        /// prompt shows what that line assigned, so a prompt can prove
+        /// that the shell read the probe line (a command cannot know the
+        /// probe's number before the shell reads it).
+        probe: Option<(u64, i32)>,
     },
     /// The command starts.
     Start,
@@ -25,11 +30,13 @@ pub enum Marker {
         /// The secret the shell read (32 hex digits).
         secret: u128,
     },
-    /// The answer to a probe line (see [`super::Watchdog`]): the shell has
-    /// read and run every line written before it.
+    /// The answer to a probe line (see `watchdog`): the shell has read and
+    /// run every line written before it.
     Probe {
-        /// The probe's number.
+        /// The probe's number (random).
         id: u64,
+        /// `$?` when the probe line ran: the status of the line before it.
+        status: i32,
     },
 }
 
@@ -161,9 +168,17 @@ impl MarkerParser {
     fn parse(&self, payload: &str) -> Option<Marker> {
         let parts: Vec<&str> = payload.split(';').collect();
         let marker = match parts.as_slice() {
-            ["A", status, nonce] => (
+            ["A", status, nonce] | ["A", status, nonce, ""] => (
                 Marker::Prompt {
                     status: status.parse().ok()?,
+                    probe: None,
+                },
+                *nonce,
+            ),
+            ["A", status, nonce, id, probe_status] => (
+                Marker::Prompt {
+                    status: status.parse().ok()?,
+                    probe: Some((id.parse().ok()?, probe_status.parse().ok()?)),
                 },
                 *nonce,
             ),
@@ -176,9 +191,10 @@ impl MarkerParser {
                 },
                 *nonce,
             ),
-            ["P", id, nonce] => (
+            ["P", id, status, nonce] => (
                 Marker::Probe {
                     id: id.parse().ok()?,
+                    status: status.parse().ok()?,
                 },
                 *nonce,
             ),
@@ -207,7 +223,15 @@ pub(super) mod testing {
 
     /// The prompt marker with `status`.
     pub fn a(status: i32) -> String {
-        format!("\x1b]133;A;{status};{N}\x07")
+        format!("\x1b]133;A;{status};{N};\x07")
+    }
+    /// The prompt marker after probe line `id` ran with `$?` `probe_status`.
+    pub fn a_probe(status: i32, id: u64, probe_status: i32) -> String {
+        format!("\x1b]133;A;{status};{N};{id};{probe_status}\x07")
+    }
+    /// The probe marker of probe line `id`, run with `$?` `status`.
+    pub fn p(id: u64, status: i32) -> String {
+        format!("\x1b]133;P;{id};{status};{N}\x07")
     }
     /// The start marker.
     pub fn c() -> String {
@@ -269,8 +293,40 @@ mod tests {
                     status: 7,
                     secret: S
                 }),
-                Piece::Marker(Marker::Prompt { status: 7 }),
+                Piece::Marker(Marker::Prompt {
+                    status: 7,
+                    probe: None
+                }),
             ]
+        );
+    }
+
+    #[test]
+    fn prompts_carry_the_last_probe_and_probes_their_status() {
+        let text = format!("{}{}{}", a_probe(0, 123456789012, 130), p(42, 2), a(1));
+        assert_eq!(
+            parse_split(&text, &[]),
+            vec![
+                Piece::Marker(Marker::Prompt {
+                    status: 0,
+                    probe: Some((123456789012, 130))
+                }),
+                Piece::Marker(Marker::Probe { id: 42, status: 2 }),
+                Piece::Marker(Marker::Prompt {
+                    status: 1,
+                    probe: None
+                }),
+            ]
+        );
+        // The prompt as the shell expands it before any probe ran, and the
+        // marker without the probe field.
+        let bare = format!("\x1b]133;A;5;{N}\x07");
+        assert_eq!(
+            parse_split(&bare, &[]),
+            vec![Piece::Marker(Marker::Prompt {
+                status: 5,
+                probe: None
+            })]
         );
     }
 

@@ -55,12 +55,34 @@
 //! (any secret sent during the run counts); output after such a `D` stays
 //! the command's.
 //!
-//! What remains: a command that prints `D` and then reads the secret itself
-//! (from the end pipe, or from the terminal for a secret sent before), or
-//! that reads the shell's memory (`/proc/<pid>/mem`, with ptrace rights),
-//! can still print a valid `E`; and a prompt marker `A` printed by the
-//! command ends the run as an aborted line (see below), with the status it
-//! claims.
+//! A prompt marker during a command is the shell's when it aborted the line
+//! (the command was interrupted, `set -u` met an unset variable, dash gave
+//! up on a syntax error) — or the command's. So it ends nothing by itself:
+//! ptypilot writes a probe line ([`probe_line`]) with a fresh random number,
+//! which the shell reads only once it is back at its prompt. Its answer (the
+//! `P` marker, and the next prompt, which shows the number) ends the command
+//! as an aborted line with the status the probe saw. If the command was
+//! still running, its `D` comes first and the probe line, never read, is
+//! discarded with the rest of the terminal's unread input.
+//!
+//! What remains: a command that prints `D` (or a prompt) and then reads the
+//! secret (from the end pipe) or the probe line (from the terminal) itself,
+//! or that reads the shell's memory (`/proc/<pid>/mem`, with ptrace rights),
+//! can still end its run early with the status it chooses. Doing so takes
+//! intent; output cannot do it by accident or by quoting another session.
+//!
+//! # A broken shell
+//!
+//! Every command word ptypilot types is quoted, so aliases (`alias .=…`)
+//! cannot take them over; functions can (`command`, `builtin`, `printf`,
+//! `read`; bash and zsh let even `.` and `set` be functions). A command that
+//! defines such a function breaks the markers. When a probe's prompt shows
+//! its number but the probe marker never came, `printf` no longer prints
+//! markers: the run ends with an unknown status (`exit_code: None`) and the
+//! shell is replaced before the next run (the watchdog, see `watchdog`,
+//! replaces a shell whose markers stopped appearing altogether). A function
+//! named `.` that leaves the markers alone makes later runs run nothing;
+//! it is not detected.
 //!
 //! `.` runs the file in the current shell, so multi-line commands, here-docs,
 //! quotes and a missing final newline need no escaping, and `cd`/`export`

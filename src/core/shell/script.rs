@@ -14,11 +14,14 @@ use super::kind::ShellKind;
 use crate::core::error::{Error, Result};
 use crate::core::session::shell_quote;
 
-/// The prompt that prints the `A` marker with `$?` (expanded by the shell
-/// each time it shows the prompt).
+/// The prompt that prints the `A` marker with `$?` and the probe variable
+/// (both expanded by the shell each time it shows the prompt).
 pub fn prompt(nonce: &str) -> String {
-    format!("\x1b]133;A;$?;{nonce}\x07")
+    format!("\x1b]133;A;$?;{nonce};${{{PROBE_VAR}-}}\x07")
 }
+
+/// The variable a probe line sets to `<id>;<status>`, shown by the prompt.
+pub(super) const PROBE_VAR: &str = "__ptypilot_p";
 
 /// The line typed into a new shell that sets the marker prompt, without the
 /// control characters travelling through the terminal's input or the
@@ -27,7 +30,25 @@ pub fn prompt(nonce: &str) -> String {
 pub fn prompt_line(nonce: &str, kind: ShellKind) -> String {
     let builtin = builtin_word(kind);
     format!(
-        "{PS1_KEEP}=$({builtin} printf '\\033]133;A;$?;%s\\007' {nonce}); PS1=${PS1_KEEP}; PS2="
+        "{PS1_KEEP}=$({builtin} printf '\\033]133;A;$?;%s;${{{PROBE_VAR}-}}\\007' {nonce}); \
+         PS1=${PS1_KEEP}; PS2="
+    )
+}
+
+/// Probe line number `id`: it sets the probe variable to `<id>;$?` (the
+/// next prompt shows it, whatever `printf` has become) and prints the probe
+/// marker to the terminal itself, whatever the shell's stdout and stderr
+/// are now; it restores the marker prompt. Its traces (`set -x`) go to
+/// `/dev/null`.
+///
+/// A prompt with the probe's number and no probe marker before it means
+/// `printf` no longer prints markers (a command redefined `command`,
+/// `builtin` or `printf`): the shell is replaced.
+pub fn probe_line(id: u64, nonce: &str, kind: ShellKind) -> String {
+    let b = builtin_word(kind);
+    format!(
+        "{{ {PROBE_VAR}=\"{id};$?\"; {b} printf '\\033]133;P;%s;%s\\007' \"${PROBE_VAR}\" {nonce} >/dev/tty; \
+         PS1=${PS1_KEEP}; }} 2>/dev/null\n"
     )
 }
 
@@ -146,12 +167,6 @@ pub fn run_line(run: &RunLine) -> String {
          {{ {b} read -r __ptypilot_s <{end_pipe}; {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce} >/dev/tty; \\unset __ptypilot_s; }} 2>/dev/null; \
          PS1=${PS1_KEEP}\n"
     )
-}
-
-/// The probe line number `id` (see `watchdog`): it prints the probe marker
-/// to the terminal itself, whatever the shell's stdout and stderr are now.
-pub fn probe_line(id: u64, nonce: &str) -> String {
-    format!("\\command printf '\\033]133;P;%s;%s\\007' {id} {nonce} >/dev/tty 2>/dev/null\n")
 }
 
 /// Checks per-run variables: names must be shell variable names

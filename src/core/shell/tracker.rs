@@ -91,6 +91,20 @@ pub struct Tracker {
     prefix: Option<&'static str>,
     /// Where the last probe line is (see [`Probe`]).
     probe: Probe,
+    /// The number of the last probe line written.
+    probe_id: Option<u64>,
+    /// Its probe marker came (so `printf` still prints markers).
+    probe_printed: bool,
+    /// A prompt came while a command was submitted or running: the line
+    /// ended (interrupted, a syntax error) — or the command printed a
+    /// prompt marker. A probe line tells which: the shell runs it only once
+    /// it is back at the prompt.
+    pending_abort: bool,
+    /// A probe line is wanted to settle `pending_abort` (taken once).
+    verify: bool,
+    /// A prompt showed a probe's number but the probe marker never came:
+    /// `printf` no longer prints markers; the shell must be replaced.
+    broken: bool,
 }
 
 /// A probe line's progress: a line that only prints a [`Marker::Probe`],
@@ -127,6 +141,11 @@ impl Tracker {
             stopping: false,
             held: String::new(),
             probe: Probe::Settled,
+            probe_id: None,
+            probe_printed: false,
+            pending_abort: false,
+            verify: false,
+            broken: false,
             confirm: false,
             secrets: Vec::new(),
             ending: String::new(),
@@ -137,6 +156,19 @@ impl Tracker {
     /// A probe line with number `id` was written.
     pub fn probe_sent(&mut self, id: u64) {
         self.probe = Probe::Sent(id);
+        self.probe_id = Some(id);
+        self.probe_printed = false;
+    }
+
+    /// Whether a probe line should be written now to learn whether a prompt
+    /// that came during a command was the shell's (taken once).
+    pub fn take_verify(&mut self) -> bool {
+        std::mem::take(&mut self.verify)
+    }
+
+    /// The shell's `printf` no longer prints markers: replace the shell.
+    pub fn broken(&self) -> bool {
+        self.broken
     }
 
     /// Where the last probe line is.
@@ -281,6 +313,8 @@ impl Tracker {
         self.confirm = false;
         self.secrets.clear();
         self.ending.clear();
+        self.pending_abort = false;
+        self.verify = false;
     }
 
     /// How the command ended, once it has (taken once).
@@ -300,6 +334,31 @@ impl Tracker {
     }
 
     fn step(&mut self, piece: Piece, out: &mut String) {
+        let in_command = matches!(
+            self.phase,
+            Phase::Submitted | Phase::Running | Phase::Ending
+        );
+        if let Piece::Marker(Marker::Prompt {
+            probe: Some((id, _)),
+            ..
+        }) = piece
+            && self.probe_id == Some(id)
+            && self.probe != Probe::Settled
+        {
+            // The shell ran our probe line: its prompt shows the number.
+            self.probe = Probe::Settled;
+            if !self.probe_printed {
+                // ... but the probe marker never came: `printf` is not what
+                // it was (a command redefined it), and no marker can be
+                // trusted from now on.
+                self.broken = true;
+                if in_command {
+                    self.end_lost(out);
+                    self.phase = Phase::Idle;
+                    return;
+                }
+            }
+        }
         if matches!(piece, Piece::Marker(Marker::Prompt { .. }))
             && matches!(self.probe, Probe::Answered { .. })
         {
@@ -319,11 +378,14 @@ impl Tracker {
             (_, Piece::Text(text)) => self.discard(&text),
             (Phase::Running | Phase::Ending, Piece::Marker(Marker::Done)) => {
                 // After a `D` the command printed, what followed was its
-                // output too; a new secret is needed either way.
+                // output too; a new secret is needed either way. A prompt
+                // marker before it was the command's too.
                 let text = std::mem::take(&mut self.ending);
                 self.command_text(&text, out);
                 self.phase = Phase::Ending;
                 self.confirm = true;
+                self.pending_abort = false;
+                self.verify = false;
             }
             (Phase::Ending, Piece::Marker(Marker::End { status, secret }))
                 if self.secrets.contains(&secret) =>
@@ -338,45 +400,43 @@ impl Tracker {
                     lost: false,
                 });
                 self.secrets.clear();
+                self.pending_abort = false;
+                self.verify = false;
                 self.phase = Phase::AwaitPrompt;
             }
             (
                 Phase::Running | Phase::Submitted | Phase::Ending,
-                Piece::Marker(Marker::Prompt { status }),
+                Piece::Marker(Marker::Prompt { .. }),
             ) => {
-                if self.phase != Phase::Submitted {
-                    self.ending.clear();
-                    self.stripper.flush_line(out);
+                // Not the end yet: a command can print this marker. A probe
+                // line settles it (see `pending_abort`).
+                if !self.pending_abort {
+                    self.pending_abort = true;
+                    self.verify = self.probe == Probe::Settled;
                 }
-                self.finish = Some(Finish {
-                    status,
-                    aborted: true,
-                    lost: false,
-                });
-                self.secrets.clear();
-                self.confirm = false;
-                self.phase = Phase::Idle;
             }
             (Phase::Submitted, Piece::Marker(Marker::Start)) => self.phase = Phase::Running,
             (_, Piece::Marker(Marker::Prompt { .. })) => self.phase = Phase::Idle,
-            (phase, Piece::Marker(Marker::Probe { id })) => {
+            (phase, Piece::Marker(Marker::Probe { id, status })) => {
                 if self.probe == Probe::Sent(id) {
-                    let during_command =
-                        matches!(phase, Phase::Submitted | Phase::Running | Phase::Ending);
+                    self.probe_printed = true;
+                    let during_command = in_command;
                     if during_command {
-                        if phase != Phase::Submitted {
-                            let text = std::mem::take(&mut self.ending);
-                            self.command_text(&text, out);
-                            self.stripper.flush_line(out);
+                        if self.pending_abort {
+                            // The shell was back at its prompt: the line was
+                            // aborted, with the status the probe saw.
+                            self.flush_command(phase, out);
+                            self.finish = Some(Finish {
+                                status,
+                                aborted: true,
+                                lost: false,
+                            });
+                            self.clear_command();
+                            self.phase = Phase::AwaitPrompt;
+                        } else {
+                            self.end_lost(out);
+                            self.phase = Phase::AwaitPrompt;
                         }
-                        self.finish = Some(Finish {
-                            status: 0,
-                            aborted: false,
-                            lost: true,
-                        });
-                        self.secrets.clear();
-                        self.confirm = false;
-                        self.phase = Phase::AwaitPrompt;
                     }
                     self.probe = Probe::Answered { during_command };
                 }
@@ -385,6 +445,33 @@ impl Tracker {
             // without the secret): nothing to do.
             (_, Piece::Marker(_)) => {}
         }
+    }
+
+    /// Releases what the command printed up to now (after a `D`, held).
+    fn flush_command(&mut self, phase: Phase, out: &mut String) {
+        if phase != Phase::Submitted {
+            let text = std::mem::take(&mut self.ending);
+            self.command_text(&text, out);
+            self.stripper.flush_line(out);
+        }
+    }
+
+    fn clear_command(&mut self) {
+        self.secrets.clear();
+        self.confirm = false;
+        self.pending_abort = false;
+        self.verify = false;
+    }
+
+    /// The command is over, but its end markers were lost: status unknown.
+    fn end_lost(&mut self, out: &mut String) {
+        self.flush_command(self.phase, out);
+        self.finish = Some(Finish {
+            status: 0,
+            aborted: false,
+            lost: true,
+        });
+        self.clear_command();
     }
 
     /// Command output text.
@@ -433,6 +520,8 @@ mod tests {
     fn end(t: &mut Tracker, status: i32, extra: &str) -> String {
         let mut out = t.feed(&d());
         assert!(t.take_confirm(), "D asks for a secret");
+        // The driver discards the terminal's unread input, probe lines too.
+        t.probe_discarded();
         t.expect_secret(S);
         out.push_str(&t.feed(&format!("{}{extra}", e(status, S))));
         out
@@ -558,10 +647,16 @@ mod tests {
     }
 
     #[test]
-    fn tracker_ends_an_aborted_line_at_the_prompt() {
+    fn tracker_ends_an_aborted_line_at_the_prompt_once_a_probe_confirms_it() {
         let (mut t, _) = track(&[&a(0)]);
         t.submit(DEFAULT_MAX_OUTPUT);
-        let out = t.feed(&format!("{}partial^C\r\n{}", c(), a(130)));
+        let mut out = t.feed(&format!("{}partial^C\r\n{}", c(), a(130)));
+        // A prompt alone ends nothing: a command can print one.
+        assert_eq!(t.take_finish(), None);
+        assert!(t.take_verify(), "a probe is wanted");
+        assert!(!t.take_verify(), "once");
+        t.probe_sent(77);
+        out.push_str(&t.feed(&format!("{}{}", p(77, 130), a_probe(0, 77, 130))));
         assert_eq!(out, "partial^C\n");
         assert_eq!(
             t.take_finish(),
@@ -572,17 +667,74 @@ mod tests {
             })
         );
         assert_eq!(t.phase(), Phase::Idle);
+        assert_eq!(t.probe(), Probe::Settled);
+        assert!(!t.broken());
         // Aborted before the command even started.
         t.submit(DEFAULT_MAX_OUTPUT);
-        assert_eq!(t.feed(&a(130)), "");
+        assert_eq!(t.feed(&a(2)), "");
+        assert!(t.take_verify());
+        t.probe_sent(78);
+        t.feed(&format!("{}{}", p(78, 2), a_probe(0, 78, 2)));
         assert_eq!(
             t.take_finish(),
             Some(Finish {
-                status: 130,
+                status: 2,
                 aborted: true,
                 lost: false,
             })
         );
+    }
+
+    #[test]
+    fn tracker_keeps_the_command_running_after_a_prompt_it_printed() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        let mut out = t.feed(&format!("{}one\r\n{}two\r\n", c(), a(7)));
+        assert!(t.take_verify());
+        t.probe_sent(5);
+        // The command goes on and ends; its `D` settles it (the probe line,
+        // never read, is discarded with the terminal's input).
+        out.push_str(&end(&mut t, 3, ""));
+        assert_eq!(out, "one\ntwo\n");
+        assert_eq!(
+            t.take_finish(),
+            Some(Finish {
+                status: 3,
+                aborted: false,
+                lost: false,
+            })
+        );
+        // A forged probe answer with a guessed number does nothing either.
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.feed(&format!("{}{}{}x\r\n", c(), a(1), p(1, 9)));
+        assert!(t.take_verify());
+        t.probe_sent(0xdead);
+        t.feed(&format!("{}{}", p(1, 9), a_probe(0, 1, 9)));
+        assert_eq!(t.take_finish(), None);
+        assert_eq!(t.phase(), Phase::Running);
+    }
+
+    #[test]
+    fn tracker_detects_a_printf_that_no_longer_prints_markers() {
+        let (mut t, _) = track(&[&a(0)]);
+        t.submit(DEFAULT_MAX_OUTPUT);
+        // The command redefined `command`: no `D`, then the prompt.
+        let mut out = t.feed(&format!("{}hijacked\r\n{}", c(), a(0)));
+        assert!(t.take_verify());
+        t.probe_sent(9);
+        // The probe's prompt shows its number, but no probe marker came.
+        out.push_str(&t.feed(&a_probe(0, 9, 0)));
+        assert_eq!(out, "hijacked\n");
+        assert_eq!(
+            t.take_finish(),
+            Some(Finish {
+                status: 0,
+                aborted: false,
+                lost: true,
+            })
+        );
+        assert!(t.broken());
+        assert_eq!(t.phase(), Phase::Idle);
     }
 
     #[test]
