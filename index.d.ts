@@ -64,7 +64,7 @@ export interface PtypilotError extends Error {
   path?: string
   /** `ERR_SPAWN` only: always `'spawn'`. */
   syscall?: string
-  /** `waitFor` failures: the screen when the wait gave up. */
+  /** `waitFor` and `waitForSettle` failures: the screen when the wait gave up. */
   screen?: ScreenSnapshot
   /** `waitFor` failure because the program exited: how it exited. */
   exit?: PtyExit
@@ -172,7 +172,10 @@ export interface ScreenSnapshot {
   altScreen: boolean
   /** The window title the program set (OSC 0/2), or `''`. */
   title: string
-  /** Output bytes processed so far; grows monotonically. */
+  /**
+   * Output processed so far, in bytes of decoded text; grows monotonically. The same scale as
+   * `read().cursor`, so either can be the `since` of `waitFor`.
+   */
   seq: number
 }
 
@@ -209,14 +212,35 @@ export interface SettleOptions {
   quietMs?: number
   /** Give up after this long and return with `settled: false`. @default 10000 */
   timeoutMs?: number
+  /** Aborting it rejects the wait with `ERR_ABORTED` (the message shows the screen). */
+  signal?: AbortSignal
 }
 
 /** Options of `PtySession.waitFor`. */
 export interface WaitForOptions {
-  /** Look at the screen text, or at the whole output (stripped) since the start. @default 'screen' */
+  /**
+   * Look at the screen text, or at the output (stripped). Without `since` the default is
+   * `'screen'` and output counts from the start; with `since` the default is `'output'`, because
+   * text still on the screen from before the point (an old prompt) would match at once.
+   * @default 'screen' without `since`, 'output' with it
+   */
   in?: 'screen' | 'output'
+  /**
+   * Ignore what was there before a point: `'input'` (the last `write`, `sendKeys` or `paste`;
+   * the start before any), a `read().cursor` or a `screen().seq`. In the output only what came
+   * after the point can match; on the screen only a screen that output after the point changed
+   * is looked at. A point this session has not reached throws `ERR_INVALID_ARG`.
+   *
+   * ```ts
+   * session.write('slow_call()\r')
+   * await session.waitFor('>>> ', { since: 'input' }) // the next prompt, not the one above
+   * ```
+   */
+  since?: number | 'input'
   /** Reject with `ERR_TIMEOUT` after this long. @default 10000 */
   timeoutMs?: number
+  /** Aborting it rejects the wait with `ERR_ABORTED` (the message shows the screen). */
+  signal?: AbortSignal
 }
 
 /**
@@ -299,12 +323,14 @@ export declare class PtySession {
    * `paste`) and `resize` restart the quiet period, so a settle right after a keystroke waits for the answer.
    * A block left open with no output for 1 s counts as closed (as terminals end such a block after a
    * timeout), so a program that stopped mid-frame still settles, showing what it drew.
+   * Rejects with `ERR_ABORTED` when `signal` aborts.
    */
   waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
   /**
    * Waits until `pattern` appears. Screen rows are right-trimmed, so a string pattern's trailing
-   * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen) or,
-   * when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
+   * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen),
+   * `ERR_ABORTED` when `signal` aborts, or, when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
+   * Use `since` to wait for what comes after a point, e.g. the answer to input.
    */
   waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot }>
   /**

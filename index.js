@@ -144,7 +144,8 @@ class PtySession {
   }
 
   static spawn(options, onData, listenerOptions) {
-    const session = new PtySession()
+    // `new this()`: a subclass's spawn() makes an instance of the subclass.
+    const session = new this()
     session.#start(options, onData, listenerOptions, undefined)
     return session
   }
@@ -283,34 +284,68 @@ class PtySession {
 
   async waitForSettle(options) {
     checkOptionsObject(options, 'options')
-    const { quietMs = 100, timeoutMs = DEFAULT_WAIT_MS, ...rest } = own(options, 'options') || {}
-    rejectUnknown(rest, 'options', ['quietMs', 'timeoutMs'])
+    const { quietMs = 100, timeoutMs = DEFAULT_WAIT_MS, signal, ...rest } = own(options, 'options') || {}
+    rejectUnknown(rest, 'options', ['quietMs', 'timeoutMs', 'signal'])
     checkMillis(quietMs, 'options.quietMs')
     checkMillis(timeoutMs, 'options.timeoutMs')
-    const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs)
-    return { ...withLines(screen), settled }
+    const [token, detach] = cancelTokenFor(signal, 'options')
+    try {
+      if (signal && signal.aborted) throw aborted('waitForSettle()', withLines(this.#native.screen()))
+      const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs, token)
+      if (signal && signal.aborted) throw aborted('waitForSettle()', withLines(screen))
+      return { ...withLines(screen), settled }
+    } finally {
+      detach()
+    }
   }
 
   async waitFor(pattern, options) {
     const test = matcher(pattern)
     checkOptionsObject(options, 'options')
-    const { in: where = 'screen', timeoutMs = DEFAULT_WAIT_MS, ...rest } = own(options, 'options') || {}
-    rejectUnknown(rest, 'options', ['in', 'timeoutMs'])
+    const { in: whereOption, since, timeoutMs = DEFAULT_WAIT_MS, signal, ...rest } = own(options, 'options') || {}
+    rejectUnknown(rest, 'options', ['in', 'since', 'timeoutMs', 'signal'])
+    if (since !== undefined && since !== 'input' && !(Number.isSafeInteger(since) && since >= 0)) {
+      throw invalidArg(
+        `options.since must be 'input', a read() cursor or a screen().seq (a non-negative integer), got ${describe(since)}`,
+      )
+    }
+    // Without `since` the screen is where a prompt or a menu is looked for;
+    // with it, text still showing from before the point would match at once,
+    // so only output after the point is searched unless `in` says otherwise.
+    const where = whereOption === undefined ? (since === undefined ? 'screen' : 'output') : whereOption
     if (where !== 'screen' && where !== 'output') {
       throw invalidArg(`options.in must be 'screen' or 'output', got ${describe(where)}`)
     }
     checkMillis(timeoutMs, 'options.timeoutMs')
+    checkSignal(signal, 'options')
+    // The point, resolved now: a later write must not move it.
+    const from = since === undefined ? undefined : since === 'input' ? this.#native.inputSeq : since
+    const [token, detach] = cancelTokenFor(signal, 'options')
+    try {
+      return await this.#waitFor(pattern, test, where, from, timeoutMs, signal, token)
+    } finally {
+      detach()
+    }
+  }
+
+  async #waitFor(pattern, test, where, from, timeoutMs, signal, token) {
     const deadline = Date.now() + timeoutMs
-    let cursor = 0
+    let cursor = from ?? 0
     let output = ''
+    const after = from === undefined ? '' : ` after output position ${from}`
     for (;;) {
       // Read `running` before looking: if it was already false, what we look
       // at includes every byte of output.
       const ended = !this.#native.running
       const screen = this.#native.screen()
-      let match
+      let match = null
+      if (from !== undefined && from > screen.seq) {
+        throw invalidArg(`options.since must be a position this session reached (at most ${screen.seq}), got ${from}`)
+      }
       if (where === 'screen') {
-        match = test(screen.text)
+        // With a point, a screen is only looked at once output after the
+        // point changed it.
+        if (from === undefined || screen.seq > from) match = test(screen.text)
       } else {
         const chunk = this.#native.read({ since: cursor })
         output += chunk.text
@@ -318,11 +353,14 @@ class PtySession {
         match = test(output)
       }
       if (match !== null) return { match, screen: withLines(screen) }
+      if (signal && signal.aborted) {
+        throw aborted(`waiting for ${describePattern(pattern)} in the ${where}${after}`, withLines(screen))
+      }
       if (ended) {
         const exit = await this.exited
         const err = codedError(
           'ERR_NOT_RUNNING',
-          `the program exited (${describeExit(exit)}) before ${describePattern(pattern)} appeared in the ${where}; screen:\n${screen.text}`,
+          `the program exited (${describeExit(exit)}) before ${describePattern(pattern)} appeared in the ${where}${after}; screen:\n${screen.text}`,
         )
         err.exit = exit
         err.screen = withLines(screen)
@@ -332,12 +370,12 @@ class PtySession {
       if (remaining <= 0) {
         const err = codedError(
           'ERR_TIMEOUT',
-          `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}; screen:\n${screen.text}`,
+          `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}${after}; screen:\n${screen.text}`,
         )
         err.screen = withLines(screen)
         throw err
       }
-      await this.#native.waitOutput(screen.seq, remaining)
+      await this.#native.waitOutput(screen.seq, remaining, token)
     }
   }
 
@@ -470,6 +508,13 @@ function matcher(pattern) {
     }
   }
   throw invalidArg(`waitFor() pattern must be a string or a RegExp, got ${describe(pattern)}`)
+}
+
+/** ERR_ABORTED for a wait whose AbortSignal fired, with the screen then. */
+function aborted(what, screen) {
+  const err = codedError('ERR_ABORTED', `${what} was aborted; screen:\n${screen.text}`)
+  err.screen = screen
+  return err
 }
 
 function describePattern(pattern) {

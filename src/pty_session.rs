@@ -13,6 +13,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
+use crate::cancel::CancelToken;
 use crate::core::keys::{self, KeyModes};
 use crate::core::process::parse_signal;
 use crate::core::screen::{self, Snapshot};
@@ -78,7 +79,8 @@ pub struct ScreenSnapshot {
     pub alt_screen: bool,
     /// Window title set by the program (OSC 0/2), or `''`.
     pub title: String,
-    /// Output bytes processed so far (monotonic).
+    /// Output processed so far (monotonic), in bytes of decoded text: the
+    /// same scale as `read().cursor`, so either can be a `since` point.
     pub seq: f64,
 }
 
@@ -253,6 +255,9 @@ pub struct NativeSession {
     /// Some listener takes output (text or raw): input is worth hurrying its
     /// answer for (the fast path).
     streaming: bool,
+    /// The output position (`seq`) when input was last written: where
+    /// `waitFor(..., { since: 'input' })` starts looking.
+    input_seq: std::cell::Cell<u64>,
 }
 
 impl Drop for NativeSession {
@@ -320,6 +325,7 @@ impl NativeSession {
         let watch = crate::fastpath::open(env.raw(), &session, pump.raw());
         self.watch = watch;
         self.streaming = how.stream_output || how.stream_raw == Some(true);
+        self.input_seq.set(0);
         let taker = session.clone();
         let tsfn: Pump = pump
             .build_threadsafe_function::<()>()
@@ -358,7 +364,7 @@ impl NativeSession {
     /// Sends text (UTF-8) or bytes to the program without blocking.
     #[napi(catch_unwind)]
     pub fn write(&self, env: &Env, data: Either<String, Uint8Array>) -> Result<()> {
-        let session = self.live(env, "write to")?;
+        let session = self.input(env, "write to")?;
         match &data {
             Either::A(text) => session.write(text.as_bytes()),
             Either::B(bytes) => session.write(bytes),
@@ -373,6 +379,7 @@ impl NativeSession {
     pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
         let session = self.live(env, "send keys to")?;
         let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
+        self.note_input(session);
         session.write(&bytes).into_js(env)?;
         self.arm();
         Ok(())
@@ -382,7 +389,7 @@ impl NativeSession {
     /// enabled mode 2004, as typed otherwise.
     #[napi(catch_unwind)]
     pub fn paste(&self, env: &Env, text: String) -> Result<()> {
-        let session = self.live(env, "paste into")?;
+        let session = self.input(env, "paste into")?;
         let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
         session.write(&bytes).into_js(env)?;
         self.arm();
@@ -467,19 +474,25 @@ impl NativeSession {
     }
 
     /// Resolves when no output came for `quietMs` (and no synchronized-output
-    /// block is open) or the program exited; `settled` is false on timeout.
+    /// block is open) or the program exited; `settled` is false on timeout
+    /// and when `token` was cancelled (the JS layer then rejects).
     #[napi(catch_unwind)]
     pub fn wait_for_settle<'e>(
         &self,
         env: &'e Env,
         quiet_ms: f64,
         timeout_ms: f64,
+        token: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'e, SettledSnapshot>> {
         let session = self.started(env)?.clone();
         let quiet = Duration::from_millis(quiet_ms.max(0.0) as u64);
         let timeout = Duration::from_millis(timeout_ms.max(0.0) as u64);
+        let cancel = token.map(CancelToken::token).unwrap_or_default();
         env.spawn_future(async move {
-            let settled = session.wait_settle(quiet, timeout).await;
+            let settled = tokio::select! {
+                settled = session.wait_settle(quiet, timeout) => settled,
+                () = cancel.cancelled() => false,
+            };
             let (snap, seq) = session.snapshot();
             Ok(SettledSnapshot {
                 settled,
@@ -489,21 +502,33 @@ impl NativeSession {
     }
 
     /// Resolves with the new output position once output beyond `afterSeq`
-    /// was processed, the program exited, or `timeoutMs` passed.
+    /// was processed, the program exited, `timeoutMs` passed or `token` was
+    /// cancelled.
     #[napi(catch_unwind)]
     pub fn wait_output<'e>(
         &self,
         env: &'e Env,
         after_seq: f64,
         timeout_ms: f64,
+        token: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'e, f64>> {
         let session = self.started(env)?.clone();
         let timeout = Duration::from_millis(timeout_ms.clamp(0.0, 1e12) as u64);
+        let cancel = token.map(CancelToken::token).unwrap_or_default();
         env.spawn_future(async move {
-            Ok(session
-                .wait_output(after_seq.max(0.0) as u64, timeout)
-                .await as f64)
+            let after = after_seq.max(0.0) as u64;
+            Ok(tokio::select! {
+                seq = session.wait_output(after, timeout) => seq,
+                () = cancel.cancelled() => session.seq(),
+            } as f64)
         })
+    }
+
+    /// Output position (as `screen().seq` and `read().cursor`: bytes of
+    /// decoded output) when input was last written; 0 before any input.
+    #[napi(getter, catch_unwind)]
+    pub fn input_seq(&self) -> f64 {
+        self.input_seq.get() as f64
     }
 
     /// Panics of the screen model the session contained (see `PtyIncident`).
@@ -591,6 +616,18 @@ impl NativeSession {
                 &CoreError::not_running("the session has not been started; call start() first"),
             )
         })
+    }
+
+    /// A running session about to be written to, with the output position
+    /// noted first: output processed from here on counts as after the input.
+    fn input(&self, env: &Env, what: &str) -> Result<&Session> {
+        let session = self.live(env, what)?;
+        self.note_input(session);
+        Ok(session)
+    }
+
+    fn note_input(&self, session: &Session) {
+        self.input_seq.set(session.seq());
     }
 
     /// After input: the answer is read on this thread as soon as it comes

@@ -514,3 +514,26 @@ fn a_pause_holds_output_and_exit_and_the_drain_loses_nothing_after_it() {
     let (data, _) = wait_delivered(&c);
     assert_eq!(data, "done\r\n");
 }
+
+#[test]
+fn seq_and_transcript_cursor_are_one_scale() {
+    // Multibyte characters cut across writes, invalid bytes (each becomes a
+    // 3-byte U+FFFD) and a character cut off by the exit.
+    let script = r#"printf 'caf\303'; sleep 0.05; printf '\251 \377\376 ok\n'; sleep 0.05; printf '\342\202'"#;
+    let (s, _c) = run(opts("sh", &["-c", script]));
+    block_on(s.wait_exit());
+    let read = s
+        .read(&ptypilot::core::transcript::ReadOptions {
+            raw: true,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(
+        read.text.contains("café \u{fffd}\u{fffd} ok"),
+        "{:?}",
+        read.text
+    );
+    assert!(read.text.ends_with('\u{fffd}'), "{:?}", read.text);
+    assert_eq!(s.seq(), read.cursor);
+    assert_eq!(s.seq(), read.text.len() as u64);
+}

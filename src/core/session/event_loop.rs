@@ -460,6 +460,7 @@ impl Loop {
                 continue;
             }
             inner.transcript.push(&tail);
+            inner.seq += tail.len() as u64;
             if inner.sink_output {
                 inner.outbox.data.push_str(&tail);
             }

@@ -420,7 +420,8 @@ impl Session {
         self.lock().model.incidents().to_vec()
     }
 
-    /// Output bytes processed so far.
+    /// Output processed so far, in bytes of decoded (UTF-8) text: the
+    /// transcript's cursor scale.
     pub fn seq(&self) -> u64 {
         self.lock().seq
     }

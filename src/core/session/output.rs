@@ -46,7 +46,9 @@ impl Shared {
             {
                 capture.push(&text);
             }
-            inner.seq += reader.batch.len() as u64;
+            // Counted as the transcript counts (decoded bytes), so `seq` and a
+            // transcript cursor are positions on one scale.
+            inner.seq += text.len() as u64;
             inner.last_activity = Instant::now();
             let mut sink = None;
             let text_out = inner.sink_output && !text.is_empty();

@@ -59,7 +59,8 @@ pub(super) struct Inner {
     /// The screen model, behind the panic boundary.
     pub(super) model: Model,
     pub(super) transcript: Transcript,
-    /// Output bytes processed so far.
+    /// Output processed so far, in bytes of decoded (UTF-8) text: the
+    /// transcript's cursor scale.
     pub(super) seq: u64,
     /// Last output processed, input written or resize: the settle clock. Input
     /// counts so that a settle right after a keystroke waits for the answer
