@@ -1,0 +1,82 @@
+// Runs Vitest in a child process on a suite that fails on purpose
+// (fixtures/kit-failing) and checks what a test author sees: each failure
+// shows the program's screen with row numbers and the cursor, a wait gives up
+// before the test's timeout, and no program outlives the run.
+import { describe, it, expect } from 'vitest'
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const suite = join(root, '__test__', 'fixtures', 'kit-failing')
+
+/** Pids of processes whose environment holds `needle`. */
+function processesWith(needle: string): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(needle)) found.push(Number(entry))
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+  return found
+}
+
+function runVitest(token: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', suite, '--config', join(suite, 'vitest.config.mts')],
+      { cwd: suite, env: { ...process.env, PTYPILOT_KIT_TOKEN: token, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+/** The part of the report about one failed test (from its FAIL header to the next). */
+function failure(output: string, name: string): string {
+  const start = output.indexOf(`FAIL  failing.suite.ts > deliberately failing > ${name}`)
+  if (start === -1) throw new Error(`no failure report for "${name}" in:\n${output}`)
+  const next = output.indexOf('FAIL  ', start + 5)
+  return output.slice(start, next === -1 ? undefined : next)
+}
+
+describe('a failing suite in a child Vitest', () => {
+  it('shows the screens and leaves no program running', { timeout: 60_000 }, async () => {
+    const token = randomUUID()
+    const { code, output } = await runVitest(token)
+    expect(code, output).toBe(1)
+    expect(output).toMatch(/Tests\s+4 failed \| 1 passed \(5\)/)
+
+    const neverShown = failure(output, 'text that never shows')
+    expect(neverShown).toContain('The screen did not show the text within 300 ms.')
+    expect(neverShown).toContain('Expected: "never shown"')
+    expect(neverShown).toContain('Screen 80x24, cursor at row 1, col 0:\n   0 │menu: open save quit\n>  1 │\n     │^')
+
+    // Vitest's own timeout: the fixture adds the screen of the test's program.
+    const timedOut = failure(output, 'a test that times out')
+    expect(timedOut).toContain('Test timed out in 1500ms')
+    expect(timedOut).toMatch(/session 1 of the test \(pid \d+, running\):\nScreen 80x24, cursor at row 1, col 0:\n {3}0 │stuck at step 3/)
+
+    const other = failure(output, 'another assertion fails while a program ignores TERM')
+    expect(other).toContain('expected 2 to be 3')
+    expect(other).toContain('0 │stubborn')
+
+    // A wait without a timeout gives up before the test's timeout, with its own error.
+    const waited = failure(output, 'a wait with the default timeout')
+    expect(waited).toMatch(/Error: timed out after \d+ ms waiting for "godot arrives" in the screen/)
+    expect(waited).toContain('0 │waiting for godot')
+    expect(waited).not.toContain('Test timed out')
+
+    // Every program (and the `sleep` the stubborn one started) is gone.
+    expect(processesWith(`KIT_PROGRAM_MARK=${token}`)).toEqual([])
+  })
+})

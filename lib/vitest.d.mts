@@ -1,0 +1,115 @@
+// Types of ptypilot/vitest: matchers and the `pty` fixture for Vitest suites
+// that test terminal programs.
+import type { ExpectStatic, TestAPI, TestContext, RunnerTestCase } from 'vitest'
+import type { PtySession, PtyOptions, ScreenSnapshot } from '../index.js'
+
+/** Options of `toShowText`. */
+export interface ShowTextOptions {
+  /**
+   * How long to wait for the text (with `.not`: for it to go).
+   * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
+   */
+  timeout?: number
+}
+
+/** Options of `toHaveExited`. */
+export interface HaveExitedOptions {
+  /** The exit code the program must have exited with. */
+  code?: number | null
+  /** The signal that must have ended the program (`'SIGTERM'`, `'SIGKILL'`, ...). */
+  signal?: string
+  /**
+   * How long to wait for the exit (not with `.not`, which looks once).
+   * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
+   */
+  timeout?: number
+}
+
+declare module 'vitest' {
+  interface Matchers<T = any> {
+    /**
+     * Waits until the session's screen shows `text` (a string, whose trailing spaces also match
+     * at the end of a row, or a RegExp); with `.not`, until it no longer does. Await it. A failure
+     * shows the screen with row numbers and the cursor.
+     */
+    toShowText(text: string | RegExp, options?: ShowTextOptions): Promise<void>
+    /**
+     * Compares a session's screen now (or a `ScreenSnapshot`) with the stored snapshot, in a stable
+     * text form: size, cursor, alternate screen, every row numbered. Wait for the screen first
+     * (`toShowText`, `waitForSettle`). In concurrent tests use the test context's `expect`, as
+     * for every Vitest snapshot.
+     */
+    toMatchScreenSnapshot(hint?: string): void
+    /**
+     * Waits until the program exited (with `code` / by `signal` when given). With `.not`, passes
+     * while the program runs, without waiting.
+     */
+    toHaveExited(options?: HaveExitedOptions): Promise<void>
+  }
+}
+
+/**
+ * A `PtySession` started by the `pty` fixture: `waitFor` and `waitForSettle` default to what is
+ * left of the test's timeout (less a margin), end with `ERR_ABORTED` when the test is aborted
+ * (it timed out, the run was cancelled), and their errors show the screen with row numbers.
+ */
+export declare class TestSession extends PtySession {}
+
+/** What a test gets as `pty`. */
+export interface PtyFixture {
+  /**
+   * Starts a program, like `PtySession.spawn` (throws `ERR_SPAWN` / `ERR_INVALID_ARG`). It belongs
+   * to this test: when the test ends it is terminated (TERM, grace, KILL; the whole tree).
+   */
+  spawn(options: PtyOptions, onData?: (chunk: string) => void): TestSession
+  /** The sessions this test started, oldest first. */
+  readonly sessions: readonly TestSession[]
+}
+
+/** Options of `ptyFixture`. */
+export interface PtyFixtureOptions {
+  /** Grace between TERM and KILL when a test's programs are terminated at its end. @default 1000 */
+  graceMs?: number
+}
+
+/**
+ * The `pty` fixture for `test.extend`. Each test gets its own: its programs are terminated when
+ * that test ends (safe under `describe.concurrent`), and if it failed, their screens are added to
+ * the failure message (for a `Test timed out` or an assertion on something else).
+ *
+ * ```ts
+ * import { test as base } from 'vitest'
+ * import { ptyFixture } from 'ptypilot/vitest'
+ * export const test = base.extend({ pty: ptyFixture({ graceMs: 500 }) })
+ * ```
+ */
+export declare function ptyFixture(
+  options?: PtyFixtureOptions,
+): (context: TestContext, use: (pty: PtyFixture) => Promise<void>) => Promise<void>
+
+/** Vitest's `test` with the `pty` fixture. */
+export declare const test: TestAPI<{ pty: PtyFixture }>
+/** Alias of `test`. */
+export declare const it: TestAPI<{ pty: PtyFixture }>
+/** Vitest's `expect`, with the matchers registered (importing this module registers them). */
+export declare const expect: ExpectStatic
+
+/** What a matcher returns to `expect`. */
+export interface KitMatcherResult {
+  pass: boolean
+  message: () => string
+}
+
+/** The matchers, for `expect.extend(matchers)` on another `expect`. */
+export declare const matchers: {
+  toShowText(this: unknown, received: unknown, text: string | RegExp, options?: ShowTextOptions): Promise<KitMatcherResult>
+  toMatchScreenSnapshot(this: unknown, received: unknown, hint?: string): KitMatcherResult
+  toHaveExited(this: unknown, received: unknown, options?: HaveExitedOptions): Promise<KitMatcherResult>
+}
+
+/** A screen as failure messages show it: size, cursor, numbered rows (0-based), the cursor's row marked. */
+export declare function formatScreen(screen: ScreenSnapshot): string
+/** The stable text form `toMatchScreenSnapshot` stores. */
+export declare function serializeScreen(screen: ScreenSnapshot): string
+/** The default of a wait in `task`: what is left of its timeout less a margin; 10 000 without one. */
+export declare function fittingWaitMs(task: RunnerTestCase | undefined): number

@@ -1,0 +1,436 @@
+// ptypilot/vitest: the kit for Vitest suites that test terminal programs end
+// to end.
+//
+//   import { test, expect } from 'ptypilot/vitest'
+//   test('saves', async ({ pty, expect }) => {
+//     const vim = pty.spawn({ command: 'vim', args: ['notes.txt'] })
+//     await expect(vim).toShowText('notes.txt')
+//     vim.write(':wq\r')
+//     await expect(vim).toHaveExited({ code: 0 })
+//   })
+//
+// - Matchers, registered with `expect.extend` when this module is imported:
+//   `toShowText` (waits; `.not` waits for the text to go), `toMatchScreenSnapshot`
+//   (a stable text form through Vitest's snapshots), `toHaveExited`. A failure
+//   shows the screen with row numbers and the cursor.
+// - A per-test fixture, `pty` (`test.extend`): its sessions are terminated when
+//   their own test ends, whatever other tests run at the same time
+//   (`describe.concurrent`); their waits default to what is left of the test's
+//   timeout, so a wait that gives up reports the screen before Vitest reports
+//   a bare `Test timed out`; the test's AbortSignal ends them.
+//
+// Vitest is ESM only, hence an ES module beside the CommonJS entry.
+
+import { createRequire } from 'node:module'
+import { expect, test as baseTest, Snapshots } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const { PtySession } = require('../index.js')
+
+/** Waits default to this when no test timeout bounds them (as `PtySession`). */
+const FALLBACK_WAIT_MS = 10000
+
+// ---------- the screen as text ----------
+
+/** Marks a message that already shows a screen (the fixture adds none then). */
+const SCREEN_HEADER = 'Screen '
+
+/**
+ * A screen for a failure message: a header with the size and the cursor, the
+ * rows with their numbers (0-based, as `screen().lines`), the cursor's row
+ * marked `>` and a `^` under its column. Rows below the last one with text
+ * (and below the cursor) are summarised.
+ */
+export function formatScreen(screen) {
+  const { lines, cursor, cols, rows } = screen
+  let last = lines.length - 1
+  while (last >= 0 && lines[last] === '' && last > cursor.row) last--
+  const width = String(rows - 1).length
+  const out = [
+    `${SCREEN_HEADER}${cols}x${rows}, cursor at row ${cursor.row}, col ${cursor.col}` +
+      `${cursor.visible ? '' : ' (hidden)'}${screen.altScreen ? ', alternate screen' : ''}:`,
+  ]
+  for (let row = 0; row <= last; row++) {
+    const mark = row === cursor.row ? '>' : ' '
+    out.push(`${mark} ${String(row).padStart(width)} │${lines[row]}`)
+    if (row === cursor.row) out.push(`  ${' '.repeat(width)} │${' '.repeat(cursor.col)}^`)
+  }
+  if (last < rows - 1) {
+    out.push(last === rows - 2 ? `  ${rows - 1} blank` : `  rows ${last + 1}-${rows - 1} blank`)
+  }
+  return out.join('\n')
+}
+
+/**
+ * The stable text form `toMatchScreenSnapshot` stores: size, cursor, the
+ * alternate screen when on, and every row numbered. Without the title
+ * (programs put paths and host names there) and without `seq`.
+ */
+export function serializeScreen(screen) {
+  const width = String(screen.rows - 1).length
+  const { row, col, visible } = screen.cursor
+  const head = `${screen.cols}x${screen.rows} cursor ${row},${col}${visible ? '' : ' hidden'}${screen.altScreen ? ' alt' : ''}`
+  return [head, ...screen.lines.map((line, i) => `${String(i).padStart(width)}│${line}`)].join('\n')
+}
+
+// ---------- how long a wait may take ----------
+
+/** What is left of `task`'s timeout (ms), or undefined when it has none. */
+function timeLeft(task) {
+  if (!task || typeof task.timeout !== 'number' || task.timeout <= 0) return undefined
+  const start = task.result && typeof task.result.startTime === 'number' ? task.result.startTime : Date.now()
+  return start + task.timeout - Date.now()
+}
+
+/**
+ * The default of a wait in `task`: what is left of its timeout less a margin
+ * (a tenth of the timeout, 100 ms to 1 s) for the failure to be reported;
+ * 10 s outside a test or when the test has no timeout.
+ */
+export function fittingWaitMs(task) {
+  const left = timeLeft(task)
+  if (left === undefined) return FALLBACK_WAIT_MS
+  const margin = Math.min(1000, Math.max(100, task.timeout / 10))
+  return Math.max(0, Math.floor(left - margin))
+}
+
+// ---------- sessions of the fixture ----------
+
+const kTask = Symbol('task')
+
+/**
+ * A `PtySession` made by the `pty` fixture. Its waits (`waitFor`,
+ * `waitForSettle`) default to what is left of its test's timeout and end when
+ * the test is aborted, and their errors show the screen with row numbers.
+ */
+export class TestSession extends PtySession {
+  /** The test that made this session. */
+  [kTask] = undefined
+  #signal = undefined
+
+  /** Internal: the fixture ties a session it started to its test. */
+  static tie(session, task, signal) {
+    session[kTask] = task
+    session.#signal = signal
+  }
+
+  async waitFor(pattern, options) {
+    return this.#explained(() => super.waitFor(pattern, this.#defaults(options)))
+  }
+
+  async waitForSettle(options) {
+    return this.#explained(() => super.waitForSettle(this.#defaults(options)))
+  }
+
+  #defaults(options) {
+    if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+      return options // let PtySession report it
+    }
+    const filled = { ...options }
+    if (filled.timeoutMs === undefined) filled.timeoutMs = fittingWaitMs(this[kTask])
+    if (this.#signal) filled.signal = filled.signal ? AbortSignal.any([filled.signal, this.#signal]) : this.#signal
+    return filled
+  }
+
+  async #explained(wait) {
+    try {
+      return await wait()
+    } catch (err) {
+      if (err && err.screen && typeof err.message === 'string') {
+        err.message = `${err.message.split('; screen:\n')[0]}\n\n${formatScreen(err.screen)}`
+      }
+      throw err
+    }
+  }
+}
+
+/** Programs a test started through `pty`; see `ptyFixture`. */
+class PtyFixture {
+  #task
+  #signal
+  #sessions = []
+
+  constructor(task, signal) {
+    this.#task = task
+    this.#signal = signal
+  }
+
+  /**
+   * Starts a program like `PtySession.spawn` (throws on bad options or a
+   * spawn failure); it is terminated when the test ends.
+   */
+  spawn(options, onData) {
+    const session = TestSession.spawn(options, onData)
+    TestSession.tie(session, this.#task, this.#signal)
+    this.#sessions.push(session)
+    return session
+  }
+
+  /** The sessions this test started, oldest first. */
+  get sessions() {
+    return [...this.#sessions]
+  }
+
+  /** Internal: terminates this test's programs; on failure shows their screens. */
+  async close(task, graceMs) {
+    if (task.result && task.result.state === 'fail') this.#explainFailure(task)
+    await Promise.all(
+      this.#sessions.map(async (session) => {
+        if (session.running) await session.terminate({ graceMs })
+      }),
+    )
+  }
+
+  /**
+   * Appends the screens of the test's sessions to each error that does not
+   * show one yet (a `Test timed out`, an assertion on something else).
+   */
+  #explainFailure(task) {
+    const errors = (task.result && task.result.errors) || []
+    if (errors.length === 0 || this.#sessions.length === 0) return
+    const screens = this.#sessions
+      .map((session, i) => {
+        let screen
+        try {
+          screen = session.screen()
+        } catch {
+          return ''
+        }
+        const state = session.running ? `pid ${session.pid}, running` : 'exited'
+        return `session ${i + 1} of the test (${state}):\n${formatScreen(screen)}`
+      })
+      .filter(Boolean)
+      .join('\n\n')
+    for (const error of errors) {
+      if (error && typeof error.message === 'string' && !error.message.includes(`\n${SCREEN_HEADER}`)) {
+        error.message = `${error.message}\n\n${screens}`
+      }
+    }
+  }
+}
+
+/**
+ * The `pty` fixture for `test.extend`: `pty.spawn(options)` starts a program
+ * for this test only; when the test ends its programs are terminated (TERM,
+ * `graceMs`, KILL; whole tree) and, if it failed, their screens are added to
+ * the failure.
+ *
+ *   const test = base.extend({ pty: ptyFixture({ graceMs: 500 }) })
+ */
+export function ptyFixture(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArg(`ptyFixture() takes an options object, got ${typeof options}`)
+  }
+  const { graceMs = 1000, ...rest } = options
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) throw invalidArg(`unknown option ${unknown[0]}; known options: graceMs`)
+  if (typeof graceMs !== 'number' || !(graceMs >= 0)) {
+    throw invalidArg(`graceMs must be a non-negative number of milliseconds, got ${String(graceMs)}`)
+  }
+  // Vitest reads the names of the first parameter's properties from the
+  // source: keep it destructured.
+  return async ({ task, signal }, use) => {
+    const pty = new PtyFixture(task, signal)
+    try {
+      await use(pty)
+    } finally {
+      await pty.close(task, graceMs)
+    }
+  }
+}
+
+/** Vitest's `test` with the `pty` fixture. */
+export const test = baseTest.extend({ pty: ptyFixture() })
+export const it = test
+
+function invalidArg(message) {
+  const err = new Error(message)
+  err.code = 'ERR_INVALID_ARG'
+  return err
+}
+
+// ---------- matchers ----------
+
+function isSession(value) {
+  return value instanceof PtySession
+}
+
+function isScreen(value) {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    Array.isArray(value.lines) &&
+    value.cursor !== null &&
+    typeof value.cursor === 'object' &&
+    typeof value.rows === 'number' &&
+    typeof value.cols === 'number'
+  )
+}
+
+function notASession(name, received) {
+  const what = received === null ? 'null' : typeof received
+  return new TypeError(`expect(received).${name}() needs a PtySession as received, got ${what}`)
+}
+
+/** The test a wait belongs to: the session's own, else the assertion's. */
+function taskOf(session, state) {
+  return session[kTask] || state.task
+}
+
+function timeoutOption(options, name) {
+  if (options === undefined) return undefined
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${name}() options must be an object such as { timeout: 1000 }`)
+  }
+  const { timeout } = options
+  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout >= 0))) {
+    throw new TypeError(`${name}() options.timeout must be a non-negative number of milliseconds, got ${String(timeout)}`)
+  }
+  return timeout
+}
+
+function describeText(expected) {
+  return typeof expected === 'string' ? JSON.stringify(expected) : String(expected)
+}
+
+function describeExit(exit) {
+  if (exit.signal) return `was killed by ${exit.signal}`
+  return `exited with code ${exit.exitCode}`
+}
+
+/** Whether `session`'s screen shows `expected` now (with waitFor's rules). */
+async function showsNow(session, expected) {
+  try {
+    await PtySession.prototype.waitFor.call(session, expected, { in: 'screen', timeoutMs: 0 })
+    return true
+  } catch (err) {
+    if (err && (err.code === 'ERR_TIMEOUT' || err.code === 'ERR_NOT_RUNNING')) return false
+    throw err
+  }
+}
+
+const matchers = {
+  /**
+   * Waits (up to `timeout`) until the screen shows `expected`; with `.not`,
+   * until it no longer does.
+   */
+  async toShowText(received, expected, options) {
+    if (!isSession(received)) throw notASession('toShowText', received)
+    if (typeof expected !== 'string' && !(expected instanceof RegExp)) {
+      throw new TypeError(`toShowText() expects a string or a RegExp, got ${typeof expected}`)
+    }
+    const timeout = timeoutOption(options, 'toShowText') ?? fittingWaitMs(taskOf(received, this))
+    const hint = this.utils.matcherHint(`${this.isNot ? '.not' : ''}.toShowText`, 'session', 'text', {
+      isNot: this.isNot,
+    })
+    const report = (screen, what) => () =>
+      `${hint}\n\n${what}\nExpected: ${this.isNot ? 'not ' : ''}${describeText(expected)}\n\n${formatScreen(screen)}`
+    if (!this.isNot) {
+      try {
+        const { screen } = await PtySession.prototype.waitFor.call(received, expected, { in: 'screen', timeoutMs: timeout })
+        return { pass: true, message: report(screen, 'The screen shows the text.') }
+      } catch (err) {
+        if (!err || !err.screen) throw err
+        const why =
+          err.code === 'ERR_NOT_RUNNING'
+            ? `The program ${describeExit(err.exit)} without showing the text.`
+            : `The screen did not show the text within ${timeout} ms.`
+        return { pass: false, message: report(err.screen, why) }
+      }
+    }
+    // `.not`: wait for a screen without the text.
+    const deadline = Date.now() + timeout
+    for (;;) {
+      const screen = received.screen()
+      if (!(await showsNow(received, expected))) {
+        return { pass: false, message: report(received.screen(), 'The screen no longer shows the text.') }
+      }
+      const left = deadline - Date.now()
+      if (left <= 0 || !received.running) {
+        const why = received.running
+          ? `The screen still showed the text after ${timeout} ms.`
+          : 'The program exited with the text on the screen.'
+        return { pass: true, message: report(received.screen(), why) }
+      }
+      // The next change of the screen.
+      try {
+        await PtySession.prototype.waitFor.call(received, /(?:)/, { in: 'screen', since: screen.seq, timeoutMs: left })
+      } catch (err) {
+        if (!err || (err.code !== 'ERR_TIMEOUT' && err.code !== 'ERR_NOT_RUNNING')) throw err
+      }
+    }
+  },
+
+  /**
+   * Compares the screen (of a session now, or a snapshot) in a stable text
+   * form — size, cursor, every row numbered — with the stored snapshot.
+   */
+  toMatchScreenSnapshot(received, hint) {
+    let screen
+    if (isSession(received)) screen = received.screen()
+    else if (isScreen(received)) screen = received
+    else throw new TypeError('toMatchScreenSnapshot() needs a PtySession or a screen snapshot as received')
+    if (hint !== undefined && typeof hint !== 'string') {
+      throw new TypeError(`toMatchScreenSnapshot() takes an optional hint string, got ${typeof hint}`)
+    }
+    if (!Snapshots || typeof Snapshots.toMatchSnapshot !== 'function') {
+      throw new Error('toMatchScreenSnapshot() needs Vitest 4.1 or newer (Snapshots in the vitest package)')
+    }
+    return Snapshots.toMatchSnapshot.call(this, serializeScreen(screen), hint)
+  },
+
+  /**
+   * Waits (up to `timeout`) for the program to exit, with `code` or `signal`
+   * when given. With `.not`: passes while the program is running (no wait).
+   */
+  async toHaveExited(received, options) {
+    if (!isSession(received)) throw notASession('toHaveExited', received)
+    if (received.pid === null) throw new TypeError('toHaveExited() needs a session that was started')
+    const timeout = timeoutOption(options, 'toHaveExited') ?? fittingWaitMs(taskOf(received, this))
+    const { code, signal } = options || {}
+    if (code !== undefined && code !== null && !Number.isInteger(code)) {
+      throw new TypeError(`toHaveExited() options.code must be an integer, got ${String(code)}`)
+    }
+    if (signal !== undefined && typeof signal !== 'string') {
+      throw new TypeError(`toHaveExited() options.signal must be a signal name such as 'SIGTERM', got ${typeof signal}`)
+    }
+    const wanted = [code !== undefined ? `with code ${code}` : '', signal !== undefined ? `by ${signal}` : '']
+      .filter(Boolean)
+      .join(' ')
+    const hint = this.utils.matcherHint(`${this.isNot ? '.not' : ''}.toHaveExited`, 'session', wanted ? 'options' : '', {
+      isNot: this.isNot,
+    })
+    let exit
+    if (this.isNot) {
+      exit = received.running ? undefined : await received.exited
+    } else {
+      let timer
+      exit = await Promise.race([
+        received.exited,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeout)
+        }),
+      ]).finally(() => clearTimeout(timer))
+    }
+    const matches =
+      exit !== undefined &&
+      (code === undefined || exit.exitCode === code) &&
+      (signal === undefined || exit.signal === signal)
+    const expected = `Expected: the program ${this.isNot ? 'not ' : ''}to have exited${wanted ? ` ${wanted}` : ''}`
+    const got =
+      exit === undefined
+        ? `Received: pid ${received.pid} still running${this.isNot ? '' : ` after ${timeout} ms`}`
+        : `Received: the program ${describeExit(exit)}${exit.timedOut ? ' (its timeoutMs ran out)' : ''}${exit.cancelled ? ' (it was terminated)' : ''}`
+    let screen
+    try {
+      screen = formatScreen(received.screen())
+    } catch {
+      screen = '(no screen: the session was never started)'
+    }
+    return { pass: matches, message: () => `${hint}\n\n${expected}\n${got}\n\n${screen}` }
+  },
+}
+
+expect.extend(matchers)
+
+export { expect, matchers }
