@@ -134,6 +134,52 @@ export interface PtyOptions {
    * @default true
    */
   answerQueries?: boolean
+  /**
+   * Record the session to this file (created or replaced; relative to the current directory,
+   * not `cwd`) as an asciicast v2 recording that `asciinema play` plays and `replay()` replays:
+   * output with timestamps, input (`"i"` events) and resizes (`"r"`). Each event is on disk as
+   * soon as it happened; the file is complete when `exited` resolves. A path that cannot be
+   * written is `ERR_INVALID_ARG` and the program is not started.
+   */
+  record?: string
+}
+
+/** Cells of one row that share colours and attributes. */
+export interface StyledRun {
+  /** First column (0-based). */
+  col: number
+  /** Columns covered (a wide character covers two). */
+  width: number
+  /** The characters; an empty cell is a space. */
+  text: string
+  /** Foreground: `null` for the terminal's default, 0-255 for an indexed colour (0-7 normal, 8-15 bright), `'#rrggbb'` for a true colour. */
+  fg: number | string | null
+  /** Background, as `fg`. */
+  bg: number | string | null
+  bold: boolean
+  dim: boolean
+  italic: boolean
+  underline: boolean
+  /** Inverse video: how curses menus and many TUIs highlight the selected row. */
+  inverse: boolean
+}
+
+/** Options of `screen()`. */
+export interface ScreenOptions {
+  /**
+   * Add `attributes`: each row's styled runs, left to right. A row's runs end after its last
+   * cell that shows something (a character, or a blank with a background, inverse video or
+   * underline, such as the padding of a highlighted menu row). Costs more than the plain
+   * snapshot, which is unchanged without it.
+   * @default false
+   */
+  attributes?: boolean
+}
+
+/** A screen snapshot with the styled runs of each row (`screen({ attributes: true })`). */
+export interface StyledScreenSnapshot extends ScreenSnapshot {
+  /** `attributes[row]`: the row's styled runs, left to right. */
+  attributes: StyledRun[][]
 }
 
 /** How a program ended. */
@@ -313,8 +359,17 @@ export declare class PtySession {
   paste(text: string): void
   /** Resizes the terminal; the program gets SIGWINCH. `ERR_INVALID_ARG` out of range, `ERR_NOT_RUNNING` after the exit. */
   resize(cols: number, rows: number): void
-  /** A plain-text picture of the screen now. */
-  screen(): ScreenSnapshot
+  /**
+   * A plain-text picture of the screen now; with `{ attributes: true }` also each row's colours
+   * and attributes, to check which menu row is highlighted:
+   *
+   * ```ts
+   * const { attributes } = session.screen({ attributes: true })
+   * attributes[3].find((run) => run.inverse)?.text.trim() // 'Banana'
+   * ```
+   */
+  screen(options: ScreenOptions & { attributes: true }): StyledScreenSnapshot
+  screen(options?: ScreenOptions): ScreenSnapshot
   /** Reads the output transcript; use `since` to get only what is new. */
   read(options?: ReadOptions): ReadResult
   /**
@@ -1341,6 +1396,31 @@ export declare class ScreenModel {
   write(data: string | Uint8Array): string
   /** Changes the size as a terminal resize does (rows are kept, not reflowed). */
   resize(cols: number, rows: number): void
-  /** The screen now; `seq` counts the bytes written so far. */
-  screen(): ScreenSnapshot
+  /** The screen now; `seq` counts the bytes written so far. With `{ attributes: true }` as `PtySession.screen`. */
+  screen(options: ScreenOptions & { attributes: true }): StyledScreenSnapshot
+  screen(options?: ScreenOptions): ScreenSnapshot
 }
+
+/** An asciicast v2 recording, as `readRecording` parses it. */
+export interface Recording {
+  /** The header: `version` 2, `width`, `height`, `timestamp`, `command`, `env`, ... */
+  header: { version: 2; width: number; height: number; [key: string]: unknown }
+  /** `[seconds, kind, data]`: `'o'` output, `'i'` input, `'r'` a resize (`'COLSxROWS'`), others kept as they are. */
+  events: [number, string, string][]
+}
+
+/** Reads an asciicast v2 file (the `record` option's, or asciinema's). `ERR_INVALID_ARG` naming the line when it is not one. */
+export declare function readRecording(path: string): Recording
+
+/**
+ * Replays a recording (its path or a `readRecording` result) into a new `ScreenModel` of the
+ * recorded size: output is written, resizes applied, input left out (its effect is in the output).
+ * With `until` (seconds), stops after the last event at or before it. The model's `screen()` is
+ * what the recorded session showed then.
+ *
+ * ```ts
+ * const model = replay('vim.cast')
+ * model.screen().text // the screen the session ended on
+ * ```
+ */
+export declare function replay(recording: string | Recording, options?: { until?: number }): ScreenModel

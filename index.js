@@ -5,7 +5,7 @@
 // and stays thin. index.mjs re-exports it for `import`.
 
 const { codedError, invalidArg, describe, mapError, wrapNative } = require('./lib/errors.js')
-const { checkSignal, isInstance, jsonValue, own, read } = require('./lib/args.js')
+const { checkSignal, isInstance, jsonValue, own, read, screenAttributes } = require('./lib/args.js')
 // Every error from the binding gets a documented code (lib/errors.js).
 const native = wrapNative(require('./lib/binding.js'))
 
@@ -251,8 +251,11 @@ class PtySession {
     this.#native.resize(cols, rows)
   }
 
-  screen() {
-    return withLines(this.#native.screen())
+  screen(options) {
+    if (!screenAttributes(options)) return withLines(this.#native.screen())
+    const { screen, attributes } = this.#native.screenStyled()
+    screen.attributes = attributes
+    return withLines(screen)
   }
 
   read(options) {
@@ -936,3 +939,6 @@ Object.assign(module.exports, require('./lib/keys.js'))
 module.exports.applyBashFixups = require('./lib/bash-fixups.js').applyBashFixups
 // The screen model alone (no program, no pty): ScreenModel.
 module.exports.ScreenModel = require('./lib/screen-model.js').ScreenModel
+// Recordings (asciicast v2, written by the `record` option): readRecording, replay.
+const { readRecording, replay } = require('./lib/recording.js')
+Object.assign(module.exports, { readRecording, replay })

@@ -20,5 +20,7 @@ export const {
   matchesLegacySequence,
   applyBashFixups,
   ScreenModel,
+  readRecording,
+  replay,
 } = ptypilot
 export default ptypilot

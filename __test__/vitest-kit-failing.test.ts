@@ -5,8 +5,10 @@
 import { describe, it, expect } from 'vitest'
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
+import { replay } from '../index.js'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -26,12 +28,12 @@ function processesWith(needle: string): number[] {
   return found
 }
 
-function runVitest(token: string): Promise<{ code: number | null; output: string }> {
+function runVitest(token: string, recordDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', suite, '--config', join(suite, 'vitest.config.mts')],
-      { cwd: suite, env: { ...process.env, PTYPILOT_KIT_TOKEN: token, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: suite, env: { ...process.env, PTYPILOT_KIT_TOKEN: token, PTYPILOT_KIT_RECORD_DIR: recordDir, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     let output = ''
     child.stdout.on('data', (d) => (output += d))
@@ -52,7 +54,8 @@ function failure(output: string, name: string): string {
 describe('a failing suite in a child Vitest', () => {
   it('shows the screens and leaves no program running', { timeout: 60_000 }, async () => {
     const token = randomUUID()
-    const { code, output } = await runVitest(token)
+    const recordDir = mkdtempSync(join(tmpdir(), 'ptypilot-kit-rec-'))
+    const { code, output } = await runVitest(token, recordDir)
     expect(code, output).toBe(1)
     expect(output).toMatch(/Tests\s+4 failed \| 1 passed \(5\)/)
 
@@ -78,5 +81,19 @@ describe('a failing suite in a child Vitest', () => {
 
     // Every program (and the `sleep` the stubborn one started) is gone.
     expect(processesWith(`KIT_PROGRAM_MARK=${token}`)).toEqual([])
+
+    // Recordings are kept for the failing tests only, named in their reports,
+    // and each replays to the screen the failure showed.
+    const casts = readdirSync(recordDir).sort()
+    expect(casts).toEqual([
+      'deliberately-failing-a-test-that-times-out-1.cast',
+      'deliberately-failing-a-wait-with-the-default-timeout-1.cast',
+      'deliberately-failing-another-assertion-fails-while-a-program-ignores-TERM-1.cast',
+      'deliberately-failing-text-that-never-shows-1.cast',
+    ])
+    const neverCast = join(recordDir, 'deliberately-failing-text-that-never-shows-1.cast')
+    expect(neverShown).toContain(`Recordings (asciinema play <file>):\n  ${neverCast}`)
+    expect(replay(neverCast).screen().lines[0]).toBe('menu: open save quit')
+    expect(replay(join(recordDir, casts[0])).screen().text).toBe('stuck at step 3')
   })
 })

@@ -57,13 +57,19 @@ describe.concurrent('the kit on real programs', { repeats }, () => {
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('hello from the kit\n')
   })
 
-  test('a curses menu: the choice follows the keys', async ({ pty, expect }) => {
+  test('a curses menu: the highlighted row follows the keys', async ({ pty, expect }) => {
     const app = pty.spawn({ command: 'python3', args: [menu] })
     await expect(app).toShowText('Pick a fruit:')
     const first = await app.waitForSettle()
     expect(first.lines.slice(2, 5).map((l) => l.trim())).toEqual(['Apple', 'Banana', 'Cherry'])
+    const selected = () => {
+      const { attributes, lines } = app.screen({ attributes: true })
+      return lines.filter((_, row) => attributes[row].some((run) => run.inverse)).map((l) => l.trim())
+    }
+    expect(selected()).toEqual(['Apple'])
     app.sendKeys('down', 'down', 'up')
     await app.waitForSettle()
+    expect(selected()).toEqual(['Banana'])
     app.sendKeys('enter')
     await expect(app).toHaveExited({ code: 0 })
     expect(app.read().text).toContain('chose Banana')
@@ -138,6 +144,18 @@ describe.concurrent('the fixture', () => {
     await expect(s).toShowText('indented')
     expect(s).toMatchScreenSnapshot()
     expect(s.screen()).toMatchScreenSnapshot('the same from a snapshot object')
+  })
+
+  test('toMatchScreenSnapshot with attributes stores the styled runs', async ({ pty, expect }) => {
+    const s = pty.spawn({
+      command: 'sh',
+      args: ['-c', 'printf "\\033[1mMenu\\033[0m\\n  \\033[7m Open \\033[0m\\n   Save \\033[38;2;255;0;0m!\\033[0m"; sleep 60'],
+      cols: 20,
+      rows: 4,
+    })
+    await expect(s).toShowText('Save !')
+    expect(s).toMatchScreenSnapshot({ attributes: true })
+    expect(() => expect(s.screen()).toMatchScreenSnapshot({ attributes: true })).toThrow(/screen\(\{ attributes: true \}\)/)
   })
 
   test('the matchers reject what is not a session', async ({ expect }) => {

@@ -142,4 +142,20 @@ function jsonValue(value, root, code) {
   return copy(value, root)
 }
 
-module.exports = { MAX_DEPTH, read, own, isInstance, checkSignal, jsonValue }
+/**
+ * Reads the options of `screen()`: true when `{ attributes: true }` asks for
+ * the styled runs of each row; ERR_INVALID_ARG for anything else.
+ */
+function screenAttributes(options) {
+  if (options === undefined || options === null) return false
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArg(`screen() options must be an object such as { attributes: true }, got ${describe(options)}`)
+  }
+  const { attributes = false, ...rest } = own(options, 'options')
+  const extra = Object.keys(rest)
+  if (extra.length > 0) throw invalidArg(`unknown option options.${extra[0]}; known options: attributes`)
+  if (typeof attributes !== 'boolean') throw invalidArg(`options.attributes must be a boolean, got ${describe(attributes)}`)
+  return attributes
+}
+
+module.exports = { MAX_DEPTH, read, own, isInstance, checkSignal, jsonValue, screenAttributes }

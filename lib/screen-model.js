@@ -7,7 +7,7 @@
 'use strict'
 
 const { describe, invalidArg, wrapNative } = require('./errors.js')
-const { isInstance, own } = require('./args.js')
+const { isInstance, own, screenAttributes } = require('./args.js')
 // Every error from the binding gets a documented code (lib/errors.js).
 const native = wrapNative(require('./binding.js'))
 
@@ -35,8 +35,15 @@ class ScreenModel {
     this.#native.resize(cols, rows)
   }
 
-  screen() {
-    const screen = this.#native.screen()
+  screen(options) {
+    let screen
+    if (screenAttributes(options)) {
+      const styled = this.#native.screenStyled()
+      screen = styled.screen
+      screen.attributes = styled.attributes
+    } else {
+      screen = this.#native.screen()
+    }
     // As PtySession.screen(): every row, from the right-trimmed text.
     const lines = screen.text === '' ? [] : screen.text.split('\n')
     while (lines.length < screen.rows) lines.push('')

@@ -1,7 +1,7 @@
 // Types of ptypilot/vitest: matchers and the `pty` fixture for Vitest suites
 // that test terminal programs.
 import type { ExpectStatic, TestAPI, TestContext, RunnerTestCase } from 'vitest'
-import type { PtySession, PtyOptions, ScreenSnapshot } from '../index.js'
+import type { PtySession, PtyOptions, ScreenSnapshot, StyledScreenSnapshot } from '../index.js'
 
 /** Options of `toShowText`. */
 export interface ShowTextOptions {
@@ -37,9 +37,10 @@ declare module 'vitest' {
      * Compares a session's screen now (or a `ScreenSnapshot`) with the stored snapshot, in a stable
      * text form: size, cursor, alternate screen, every row numbered. Wait for the screen first
      * (`toShowText`, `waitForSettle`). In concurrent tests use the test context's `expect`, as
-     * for every Vitest snapshot.
+     * for every Vitest snapshot. A string is a hint; `{ attributes: true }` stores colours and
+     * attributes too (received: a session, or a `screen({ attributes: true })` snapshot).
      */
-    toMatchScreenSnapshot(hint?: string): void
+    toMatchScreenSnapshot(options?: string | ScreenSnapshotOptions): void
     /**
      * Waits until the program exited (with `code` / by `signal` when given). With `.not`, passes
      * while the program runs, without waiting.
@@ -70,12 +71,30 @@ export interface PtyFixture {
 export interface PtyFixtureOptions {
   /** Grace between TERM and KILL when a test's programs are terminated at its end. @default 1000 */
   graceMs?: number
+  /**
+   * Record every session the fixture starts (unless its options name a `record` file) as an
+   * asciicast v2 file: `'failed'` keeps the recordings of failing tests only (their paths are
+   * added to the failure message), `'all'` keeps every one.
+   * @default 'off'
+   */
+  record?: 'off' | 'failed' | 'all'
+  /** Where recordings go, one file per session, named after the test. @default '__recordings__' next to the test file */
+  recordDir?: string
+}
+
+/** Options of `toMatchScreenSnapshot`. */
+export interface ScreenSnapshotOptions {
+  /** Told apart from other snapshots of the same test, as Vitest's `toMatchSnapshot(hint)`. */
+  hint?: string
+  /** Store each styled run that is not plain under its row (colours, bold, inverse, ...). @default false */
+  attributes?: boolean
 }
 
 /**
  * The `pty` fixture for `test.extend`. Each test gets its own: its programs are terminated when
  * that test ends (safe under `describe.concurrent`), and if it failed, their screens are added to
- * the failure message (for a `Test timed out` or an assertion on something else).
+ * the failure message (for a `Test timed out` or an assertion on something else). With `record`,
+ * sessions are recorded and, with `'failed'`, the recordings of passing tests removed.
  *
  * ```ts
  * import { test as base } from 'vitest'
@@ -103,13 +122,13 @@ export interface KitMatcherResult {
 /** The matchers, for `expect.extend(matchers)` on another `expect`. */
 export declare const matchers: {
   toShowText(this: unknown, received: unknown, text: string | RegExp, options?: ShowTextOptions): Promise<KitMatcherResult>
-  toMatchScreenSnapshot(this: unknown, received: unknown, hint?: string): KitMatcherResult
+  toMatchScreenSnapshot(this: unknown, received: unknown, options?: string | ScreenSnapshotOptions): KitMatcherResult
   toHaveExited(this: unknown, received: unknown, options?: HaveExitedOptions): Promise<KitMatcherResult>
 }
 
 /** A screen as failure messages show it: size, cursor, numbered rows (0-based), the cursor's row marked. */
 export declare function formatScreen(screen: ScreenSnapshot): string
 /** The stable text form `toMatchScreenSnapshot` stores. */
-export declare function serializeScreen(screen: ScreenSnapshot): string
+export declare function serializeScreen(screen: ScreenSnapshot | StyledScreenSnapshot, options?: { attributes?: boolean }): string
 /** The default of a wait in `task`: what is left of its timeout less a margin; 10 000 without one. */
 export declare function fittingWaitMs(task: RunnerTestCase | undefined): number

@@ -21,7 +21,9 @@
 //
 // Vitest is ESM only, hence an ES module beside the CommonJS entry.
 
+import { mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { expect, test as baseTest, Snapshots } from 'vitest'
 
 const require = createRequire(import.meta.url)
@@ -64,13 +66,34 @@ export function formatScreen(screen) {
 /**
  * The stable text form `toMatchScreenSnapshot` stores: size, cursor, the
  * alternate screen when on, and every row numbered. Without the title
- * (programs put paths and host names there) and without `seq`.
+ * (programs put paths and host names there) and without `seq`. With
+ * `attributes` (a `screen({ attributes: true })` snapshot), each styled run
+ * that is not plain gets a line under its row: `~` under its columns, then
+ * its colours and attributes.
  */
-export function serializeScreen(screen) {
+export function serializeScreen(screen, options = {}) {
   const width = String(screen.rows - 1).length
   const { row, col, visible } = screen.cursor
   const head = `${screen.cols}x${screen.rows} cursor ${row},${col}${visible ? '' : ' hidden'}${screen.altScreen ? ' alt' : ''}`
-  return [head, ...screen.lines.map((line, i) => `${String(i).padStart(width)}│${line}`)].join('\n')
+  const out = [head]
+  screen.lines.forEach((line, i) => {
+    out.push(`${String(i).padStart(width)}│${line}`)
+    if (!options.attributes) return
+    for (const run of screen.attributes[i]) {
+      const style = describeStyle(run)
+      if (style !== '') out.push(`${' '.repeat(width)}│${' '.repeat(run.col)}${'~'.repeat(run.width)} ${style}`)
+    }
+  })
+  return out.join('\n')
+}
+
+/** `fg=1 bg=#102030 bold inverse`, or `''` for a plain run. */
+function describeStyle(run) {
+  const parts = []
+  if (run.fg !== null) parts.push(`fg=${run.fg}`)
+  if (run.bg !== null) parts.push(`bg=${run.bg}`)
+  for (const flag of ['bold', 'dim', 'italic', 'underline', 'inverse']) if (run[flag]) parts.push(flag)
+  return parts.join(' ')
 }
 
 // ---------- how long a wait may take ----------
@@ -148,11 +171,15 @@ export class TestSession extends PtySession {
 class PtyFixture {
   #task
   #signal
+  #settings
   #sessions = []
+  /** Recordings the fixture asked for, to keep or remove at the end. */
+  #recordings = []
 
-  constructor(task, signal) {
+  constructor(task, signal, settings) {
     this.#task = task
     this.#signal = signal
+    this.#settings = settings
   }
 
   /**
@@ -160,7 +187,9 @@ class PtyFixture {
    * spawn failure); it is terminated when the test ends.
    */
   spawn(options, onData) {
-    const session = TestSession.spawn(options, onData)
+    const recording = this.#recordingFor(options)
+    const session = TestSession.spawn(recording ? { ...options, record: recording } : options, onData)
+    if (recording) this.#recordings.push(recording)
     TestSession.tie(session, this.#task, this.#signal)
     this.#sessions.push(session)
     return session
@@ -171,19 +200,44 @@ class PtyFixture {
     return [...this.#sessions]
   }
 
-  /** Internal: terminates this test's programs; on failure shows their screens. */
-  async close(task, graceMs) {
-    if (task.result && task.result.state === 'fail') this.#explainFailure(task)
+  /**
+   * Internal: terminates this test's programs; on failure shows their
+   * screens and keeps their recordings, else removes recordings kept only
+   * for failures.
+   */
+  async close(task) {
+    const failed = Boolean(task.result && task.result.state === 'fail')
+    if (failed) this.#explainFailure(task)
     await Promise.all(
       this.#sessions.map(async (session) => {
-        if (session.running) await session.terminate({ graceMs })
+        if (session.running) await session.terminate({ graceMs: this.#settings.graceMs })
       }),
     )
+    if (!failed && this.#settings.record === 'failed') {
+      for (const path of this.#recordings) rmSync(path, { force: true })
+    }
+  }
+
+  /** Where the next session is recorded, or undefined. */
+  #recordingFor(options) {
+    const { record, recordDir } = this.#settings
+    if (record === 'off' || options === null || typeof options !== 'object' || options.record !== undefined) return undefined
+    const task = this.#task
+    const dir = recordDir ?? join(dirname(task.file.filepath), '__recordings__')
+    mkdirSync(dir, { recursive: true })
+    const name = String(task.fullTestName ?? task.name)
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 100)
+    const { repeatCount = 0, retryCount = 0 } = task.result || {}
+    const runs = `${repeatCount > 0 ? `-repeat${repeatCount}` : ''}${retryCount > 0 ? `-retry${retryCount}` : ''}`
+    return join(dir, `${name || 'test'}${runs}-${this.#sessions.length + 1}.cast`)
   }
 
   /**
    * Appends the screens of the test's sessions to each error that does not
-   * show one yet (a `Test timed out`, an assertion on something else).
+   * show one yet (a `Test timed out`, an assertion on something else), and
+   * where the recordings are to the first.
    */
   #explainFailure(task) {
     const errors = (task.result && task.result.errors) || []
@@ -206,6 +260,10 @@ class PtyFixture {
         error.message = `${error.message}\n\n${screens}`
       }
     }
+    if (this.#recordings.length > 0 && errors[0] && typeof errors[0].message === 'string') {
+      const list = this.#recordings.map((path) => `  ${path}`).join('\n')
+      errors[0].message += `\n\nRecordings (asciinema play <file>):\n${list}`
+    }
   }
 }
 
@@ -213,28 +271,37 @@ class PtyFixture {
  * The `pty` fixture for `test.extend`: `pty.spawn(options)` starts a program
  * for this test only; when the test ends its programs are terminated (TERM,
  * `graceMs`, KILL; whole tree) and, if it failed, their screens are added to
- * the failure.
+ * the failure. With `record: 'failed'` every session is recorded (asciicast
+ * v2) into `recordDir` and the recordings of passing tests are removed;
+ * `'all'` keeps them all.
  *
- *   const test = base.extend({ pty: ptyFixture({ graceMs: 500 }) })
+ *   const test = base.extend({ pty: ptyFixture({ record: 'failed' }) })
  */
 export function ptyFixture(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidArg(`ptyFixture() takes an options object, got ${typeof options}`)
   }
-  const { graceMs = 1000, ...rest } = options
+  const { graceMs = 1000, record = 'off', recordDir, ...rest } = options
   const unknown = Object.keys(rest)
-  if (unknown.length > 0) throw invalidArg(`unknown option ${unknown[0]}; known options: graceMs`)
+  if (unknown.length > 0) throw invalidArg(`unknown option ${unknown[0]}; known options: graceMs, record, recordDir`)
   if (typeof graceMs !== 'number' || !(graceMs >= 0)) {
     throw invalidArg(`graceMs must be a non-negative number of milliseconds, got ${String(graceMs)}`)
   }
+  if (record !== 'off' && record !== 'failed' && record !== 'all') {
+    throw invalidArg(`record must be 'off', 'failed' or 'all', got ${String(record)}`)
+  }
+  if (recordDir !== undefined && (typeof recordDir !== 'string' || recordDir === '')) {
+    throw invalidArg(`recordDir must be a directory path, got ${String(recordDir)}`)
+  }
+  const settings = { graceMs, record, recordDir }
   // Vitest reads the names of the first parameter's properties from the
   // source: keep it destructured.
   return async ({ task, signal }, use) => {
-    const pty = new PtyFixture(task, signal)
+    const pty = new PtyFixture(task, signal, settings)
     try {
       await use(pty)
     } finally {
-      await pty.close(task, graceMs)
+      await pty.close(task)
     }
   }
 }
@@ -365,18 +432,29 @@ const matchers = {
    * Compares the screen (of a session now, or a snapshot) in a stable text
    * form — size, cursor, every row numbered — with the stored snapshot.
    */
-  toMatchScreenSnapshot(received, hint) {
+  toMatchScreenSnapshot(received, options) {
+    if (typeof options === 'string') options = { hint: options }
+    if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+      throw new TypeError('toMatchScreenSnapshot() takes a hint string or options such as { attributes: true }')
+    }
+    const { hint, attributes = false } = options || {}
+    if (hint !== undefined && typeof hint !== 'string') {
+      throw new TypeError(`toMatchScreenSnapshot() options.hint must be a string, got ${typeof hint}`)
+    }
+    if (typeof attributes !== 'boolean') {
+      throw new TypeError(`toMatchScreenSnapshot() options.attributes must be a boolean, got ${typeof attributes}`)
+    }
     let screen
-    if (isSession(received)) screen = received.screen()
+    if (isSession(received)) screen = received.screen({ attributes })
     else if (isScreen(received)) screen = received
     else throw new TypeError('toMatchScreenSnapshot() needs a PtySession or a screen snapshot as received')
-    if (hint !== undefined && typeof hint !== 'string') {
-      throw new TypeError(`toMatchScreenSnapshot() takes an optional hint string, got ${typeof hint}`)
+    if (attributes && !Array.isArray(screen.attributes)) {
+      throw new TypeError('toMatchScreenSnapshot({ attributes: true }) needs a session or a screen({ attributes: true }) snapshot')
     }
     if (!Snapshots || typeof Snapshots.toMatchSnapshot !== 'function') {
       throw new Error('toMatchScreenSnapshot() needs Vitest 4.1 or newer (Snapshots in the vitest package)')
     }
-    return Snapshots.toMatchSnapshot.call(this, serializeScreen(screen), hint)
+    return Snapshots.toMatchSnapshot.call(this, serializeScreen(screen, { attributes }), hint)
   },
 
   /**

@@ -102,6 +102,79 @@ impl ScreenSnapshot {
     }
 }
 
+/// Cells of one row that share colours and attributes (`screen({ attributes: true })`).
+#[napi(object, use_nullable = true)]
+pub struct StyledRun {
+    /// First column (0-based).
+    pub col: u32,
+    /// Columns covered (a wide character covers two).
+    pub width: u32,
+    /// The characters; an empty cell is a space.
+    pub text: String,
+    /// Foreground: `null` for the default colour, 0-255 for an indexed one,
+    /// `'#rrggbb'` for a true colour.
+    pub fg: Option<Either<u32, String>>,
+    /// Background, as `fg`.
+    pub bg: Option<Either<u32, String>>,
+    /// Bold (SGR 1).
+    pub bold: bool,
+    /// Dim (SGR 2).
+    pub dim: bool,
+    /// Italic (SGR 3).
+    pub italic: bool,
+    /// Underlined (SGR 4).
+    pub underline: bool,
+    /// Inverse video (SGR 7), how curses menus highlight a row.
+    pub inverse: bool,
+}
+
+fn js_color(c: screen::Color) -> Option<Either<u32, String>> {
+    match c {
+        screen::Color::Default => None,
+        screen::Color::Indexed(i) => Some(Either::A(i.into())),
+        screen::Color::Rgb(r, g, b) => Some(Either::B(format!("#{r:02x}{g:02x}{b:02x}"))),
+    }
+}
+
+impl From<screen::StyledRun> for StyledRun {
+    fn from(r: screen::StyledRun) -> Self {
+        StyledRun {
+            col: r.col.into(),
+            width: r.width.into(),
+            text: r.text,
+            fg: js_color(r.fg),
+            bg: js_color(r.bg),
+            bold: r.bold,
+            dim: r.dim,
+            italic: r.italic,
+            underline: r.underline,
+            inverse: r.inverse,
+        }
+    }
+}
+
+/// A screen snapshot and the styled runs of its rows, of one moment.
+#[napi(object)]
+pub struct StyledScreen {
+    /// The plain snapshot.
+    pub screen: ScreenSnapshot,
+    /// For each row, its styled runs left to right (see `StyledRun`).
+    pub attributes: Vec<Vec<StyledRun>>,
+}
+
+impl StyledScreen {
+    /// From the core's snapshot and styled rows.
+    pub fn new(snap: Snapshot, styles: Vec<Vec<screen::StyledRun>>, seq: u64) -> Self {
+        StyledScreen {
+            screen: ScreenSnapshot::new(snap, seq),
+            attributes: styles
+                .into_iter()
+                .map(|row| row.into_iter().map(StyledRun::from).collect())
+                .collect(),
+        }
+    }
+}
+
 /// A screen snapshot plus whether the screen settled before the timeout.
 #[napi(object)]
 pub struct SettledSnapshot {
@@ -189,6 +262,14 @@ pub fn spawn_options(
         .integer("scrollback", 0.0, f64::from(screen::MAX_SCROLLBACK))?
         .map_or(1000, |n| n as usize);
     let timeout = opts.millis("timeoutMs")?.map(Duration::from_millis);
+    let record = match opts.string("record")? {
+        Some(path) if path.is_empty() || path.contains('\0') => {
+            return Err(CoreError::invalid_arg(format!(
+                "options.record must be a file path for the recording, got {path:?}"
+            )));
+        }
+        path => path.map(std::path::PathBuf::from),
+    };
     let answer_queries = opts.bool("answerQueries")?.unwrap_or(true);
     // Bridged to a CancelToken by the JS layer.
     opts.skip("signal");
@@ -205,6 +286,7 @@ pub fn spawn_options(
         term,
         scrollback,
         timeout,
+        record,
         answer_queries,
         ..SpawnOptions::default()
     })
@@ -409,6 +491,13 @@ impl NativeSession {
         let session = self.started(env)?;
         let (snap, seq) = session.snapshot();
         Ok(ScreenSnapshot::new(snap, seq))
+    }
+
+    /// The screen now with the styled runs of every row.
+    #[napi(catch_unwind)]
+    pub fn screen_styled(&self, env: &Env) -> Result<StyledScreen> {
+        let (snap, styles, seq) = self.started(env)?.styled_snapshot();
+        Ok(StyledScreen::new(snap, styles, seq))
     }
 
     /// Reads the transcript.

@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::core::screen::{self, Screen};
 use crate::error::IntoJs;
 use crate::options::Opts;
-use crate::pty_session::ScreenSnapshot;
+use crate::pty_session::{ScreenSnapshot, StyledScreen};
 
 /// A terminal screen fed by hand.
 #[napi]
@@ -78,6 +78,13 @@ impl NativeScreenModel {
         let (cols, rows) = screen::validate_size(cols, rows).into_js(env)?;
         self.screen.resize(rows, cols);
         Ok(())
+    }
+
+    /// The screen now with the styled runs of every row.
+    #[napi(catch_unwind)]
+    pub fn screen_styled(&mut self) -> StyledScreen {
+        let styles = self.screen.styled_rows();
+        StyledScreen::new(self.screen.snapshot(), styles, self.seq)
     }
 
     /// The screen now (`lines` is added by the JS layer).

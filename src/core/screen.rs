@@ -25,6 +25,9 @@ use std::num::NonZeroU16;
 use super::error::{Error, Result};
 
 mod compat;
+mod styles;
+
+pub use styles::{Color, StyledRun};
 
 /// Smallest and largest accepted column count.
 pub const COLS_RANGE: (u16, u16) = (2, 1000);

@@ -419,6 +419,8 @@ impl Loop {
             let outputs = &self.outputs;
             // Whatever happens here, the rest must run: the exit must come.
             let _ = guard::catch(|| Self::flush_tails(outputs, &mut reader.decoders, inner));
+            // The recording is complete when the exit is seen.
+            self.shared.record(|r| r.finish());
             inner.input_fd = None;
             inner.pty_fd = None;
             inner.queue = VecDeque::new();

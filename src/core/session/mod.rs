@@ -41,12 +41,14 @@
 //! - `event_loop`: the session thread (poll, writer queue, reaping,
 //!   drain-before-exit, publishing the exit);
 //! - `terminate`: termination of the program's process tree;
+//! - `record`: the asciicast v2 recording of a session (`record`);
 //! - `sys`: the OS pieces (wake-up descriptor, exit watch, non-blocking I/O).
 
 mod event_loop;
 mod listener;
 mod model;
 mod output;
+mod record;
 mod spawn;
 mod state;
 mod sys;
@@ -64,7 +66,7 @@ use nix::sys::signal::Signal;
 
 use super::error::{Error, ErrorCode, Result};
 use super::process::{self, Pid, ProcRef};
-use super::screen::{Modes, Snapshot};
+use super::screen::{Modes, Snapshot, StyledRun};
 use super::transcript::{ReadOptions, ReadResult, cut_char_len};
 use output::Capture;
 use state::{Command, Inner, Shared};
@@ -141,6 +143,8 @@ pub struct SpawnOptions {
     pub answer_queries: bool,
     /// Run with plain pipes instead of a pseudo-terminal (no screen model).
     pub pipes: Option<PipeOptions>,
+    /// Record the session to this asciicast v2 file (see `record`).
+    pub record: Option<PathBuf>,
 }
 
 /// How a program runs without a terminal.
@@ -176,6 +180,7 @@ impl Default for SpawnOptions {
             stream_raw: false,
             answer_queries: true,
             pipes: None,
+            record: None,
         }
     }
 }
@@ -305,9 +310,13 @@ impl Session {
             rest = &rest[n..];
         }
         if rest.is_empty() {
+            self.shared.record(|r| r.input(data));
             return Ok(());
         }
         if inner.queue.len() + rest.len() > MAX_QUEUED_INPUT {
+            // The recording holds only what the program was given.
+            let written = &data[..data.len() - rest.len()];
+            self.shared.record(|r| r.input(written));
             return Err(Error::new(
                 ErrorCode::Limit,
                 format!(
@@ -318,6 +327,7 @@ impl Session {
         }
         let was_empty = inner.queue.is_empty();
         inner.queue.extend(rest);
+        self.shared.record(|r| r.input(data));
         drop(inner);
         if was_empty {
             self.shared.waker.wake();
@@ -355,6 +365,7 @@ impl Session {
             ));
         };
         set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
+        self.shared.record(|r| r.resize(cols, rows));
         let inner = &mut *inner;
         inner.model.resize(rows, cols, &inner.transcript, inner.seq);
         // The program redraws for the new size (SIGWINCH).
@@ -398,6 +409,15 @@ impl Session {
         let inner = &mut *inner;
         let snapshot = inner.model.snapshot(&inner.transcript, inner.seq);
         (snapshot, inner.seq)
+    }
+
+    /// A picture of the screen with the styled runs of every row, and the
+    /// output position both reflect.
+    pub fn styled_snapshot(&self) -> (Snapshot, Vec<Vec<StyledRun>>, u64) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let (snapshot, styles) = inner.model.styled_snapshot(&inner.transcript, inner.seq);
+        (snapshot, styles, inner.seq)
     }
 
     /// The visible text only (cheaper than a snapshot).

@@ -23,7 +23,7 @@
 //! not go through the model and is never lost.
 
 use super::super::guard;
-use super::super::screen::{Modes, Screen, Snapshot};
+use super::super::screen::{Modes, Screen, Snapshot, StyledRun};
 use super::super::transcript::{ReadOptions, Transcript};
 
 /// Most transcript bytes replayed to rebuild the model.
@@ -106,6 +106,27 @@ impl Model {
             seq,
             Screen::snapshot,
             blank_snapshot,
+        )
+    }
+
+    /// A snapshot and the styled runs of its rows, of one moment (see
+    /// [`Screen::styled_rows`]).
+    pub(super) fn styled_snapshot(
+        &mut self,
+        transcript: &Transcript,
+        seq: u64,
+    ) -> (Snapshot, Vec<Vec<StyledRun>>) {
+        self.call(
+            "taking a snapshot with attributes",
+            transcript,
+            seq,
+            |s| (s.snapshot(), s.styled_rows()),
+            |rows, cols| {
+                (
+                    blank_snapshot(rows, cols),
+                    vec![Vec::new(); usize::from(rows)],
+                )
+            },
         )
     }
 

@@ -21,6 +21,7 @@ impl Shared {
         reader.last_read = Instant::now();
         let mut text = String::with_capacity(reader.batch.len());
         reader.decoders[i].decode(&reader.batch, &mut text);
+        self.record(|r| r.output(&text));
         let sink = {
             let mut inner = self.lock();
             let inner = &mut *inner;

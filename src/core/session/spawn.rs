@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use super::event_loop::{Loop, Output};
 use super::model::Model;
 use super::output::{Capture, Stream};
+use super::record::{Header, Recorder};
 use super::state::{Inner, Reader, Shared};
 use super::sys::{ExitWatch, Waker, set_nonblocking};
 use super::{Outbox, PipeOptions, Session, SpawnOptions};
@@ -62,9 +63,22 @@ impl Session {
     /// `stream_output` is off); attach one with [`Session::attach`].
     pub fn spawn(opts: SpawnOptions) -> Result<Session> {
         let prepared = prepare(&opts)?;
-        let (io, pid) = match opts.pipes {
-            None => spawn_pty(&opts, &prepared)?,
-            Some(pipes) => spawn_pipes(&prepared, pipes)?,
+        // Before the program starts: a recording that cannot be written
+        // fails the spawn, and nothing runs.
+        let recorder = match &opts.record {
+            Some(path) => Some(Recorder::create(path, &record_header(&opts, &prepared))?),
+            None => None,
+        };
+        let spawned = match opts.pipes {
+            None => spawn_pty(&opts, &prepared),
+            Some(pipes) => spawn_pipes(&prepared, pipes),
+        };
+        let (io, pid) = match spawned {
+            Ok(spawned) => spawned,
+            Err(err) => {
+                recorder.map(Recorder::discard);
+                return Err(err);
+            }
         };
         let exit_watch = ExitWatch::new(pid).map_err(|e| Error::io("watch for exit", &e))?;
         let waker = Waker::new().map_err(|e| Error::io("create wake descriptor", &e))?;
@@ -103,6 +117,7 @@ impl Session {
             listener_hold: AtomicU64::new(0),
             holds: AtomicU64::new(0),
             waker,
+            recorder: recorder.map(Mutex::new),
         });
         let session_loop = Loop {
             shared: shared.clone(),
@@ -125,6 +140,26 @@ impl Session {
             .spawn(move || session_loop.run())
             .map_err(|e| Error::io("start the session thread", &e))?;
         Ok(Session { shared, pid })
+    }
+}
+
+/// The recording's header: the size, the command line and `TERM` as the
+/// program gets it.
+fn record_header<'a>(opts: &SpawnOptions, prepared: &'a Prepared) -> Header<'a> {
+    let mut command = opts.command.clone();
+    for arg in &opts.args {
+        command.push(' ');
+        command.push_str(arg);
+    }
+    Header {
+        cols: opts.cols,
+        rows: opts.rows,
+        command,
+        term: prepared
+            .env
+            .iter()
+            .find(|(k, _)| k == "TERM")
+            .map(|(_, v)| v.as_str()),
     }
 }
 

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use super::model::Model;
 use super::output::Capture;
+use super::record::Recorder;
 use super::sys::Waker;
 use super::{EventSink, Exit, Outbox};
 use crate::core::transcript::Transcript;
@@ -42,6 +43,9 @@ pub(super) struct Shared {
     /// Holds so far.
     pub(super) holds: AtomicU64,
     pub(super) waker: Waker,
+    /// The recording, when the session is recorded. Locked last, after
+    /// `reader` and `inner` when those are held.
+    pub(super) recorder: Option<Mutex<Recorder>>,
 }
 
 /// What reading and processing output needs besides [`Inner`].
@@ -127,6 +131,15 @@ impl Shared {
 
     pub(super) fn lock_reader(&self) -> MutexGuard<'_, Reader> {
         self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the recording, when the session is recorded.
+    pub(super) fn record(&self, f: impl FnOnce(&mut Recorder)) {
+        if let Some(recorder) = &self.recorder {
+            // A panic while it was held leaves a file that is valid up to
+            // its last whole line.
+            f(&mut recorder.lock().unwrap_or_else(|e| e.into_inner()));
+        }
     }
 
     pub(super) fn last_read(&self) -> Instant {
