@@ -269,6 +269,10 @@ describe('every public function fails with a documented code on hostile argument
       ['new ScreenModel', () => new P.ScreenModel(arg())],
       ['ScreenModel#write', () => (model as any).write(arg())],
       ['ScreenModel#resize', () => (model as any).resize(arg(), arg())],
+      ['ScreenModel#screen', () => (model as any).screen(arg())],
+      ['PtySession#screen', () => (live() as any).screen(arg())],
+      ['readRecording', () => P.readRecording(arg())],
+      ['replay', () => P.replay(arg(), arg())],
     ]
     /* eslint-enable @typescript-eslint/no-explicit-any */
     const exported = Object.keys(ptypilot).filter((k) => k !== 'default')

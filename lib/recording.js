@@ -5,7 +5,8 @@
 
 const { readFileSync } = require('node:fs')
 const { ScreenModel } = require('./screen-model.js')
-const { codedError, describe, invalidArg } = require('./errors.js')
+const { codedError, describe, invalidArg, thrownText } = require('./errors.js')
+const { own } = require('./args.js')
 
 /**
  * Parses an asciicast v2 file: `{ header, events }`, each event
@@ -20,7 +21,7 @@ function readRecording(path) {
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw codedError('ERR_INVALID_ARG', `cannot read the recording ${path}: ${err.message}`)
+    throw codedError('ERR_INVALID_ARG', `cannot read the recording ${JSON.stringify(path)}: ${err.message}`)
   }
   return parseRecording(text, path)
 }
@@ -31,7 +32,7 @@ function parseRecording(text, name = 'the recording') {
   const bad = (line, why) => invalidArg(`${name} is not an asciicast v2 recording: line ${line}: ${why}`)
   let header
   try {
-    header = JSON.parse(lines[0])
+    header = JSON.parse(lines[0] ?? '')
   } catch {
     throw bad(1, 'the header is not JSON')
   }
@@ -66,20 +67,16 @@ function parseRecording(text, name = 'the recording') {
  * model; `model.screen()` is the screen the recording shows then.
  */
 function replay(recording, options) {
-  if (typeof recording === 'string') recording = readRecording(recording)
-  if (recording === null || typeof recording !== 'object' || !Array.isArray(recording.events) || !recording.header) {
-    throw invalidArg(`replay() takes a recording's path or a readRecording() result, got ${describe(recording)}`)
-  }
+  const { header, events } = typeof recording === 'string' ? readRecording(recording) : checked(recording)
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
     throw invalidArg(`replay() options must be an object such as { until: 1.5 }, got ${describe(options)}`)
   }
-  const { until = Infinity, ...rest } = options || {}
+  const { until = Infinity, ...rest } = own(options, 'options') || {}
   const extra = Object.keys(rest)
   if (extra.length > 0) throw invalidArg(`unknown option options.${extra[0]}; known options: until`)
   if (typeof until !== 'number' || Number.isNaN(until)) {
     throw invalidArg(`options.until must be a number of seconds, got ${describe(until)}`)
   }
-  const { header, events } = recording
   const model = new ScreenModel({ cols: header.width, rows: header.height })
   for (const [at, kind, data] of events) {
     if (at > until) break
@@ -92,6 +89,23 @@ function replay(recording, options) {
     }
   }
   return model
+}
+
+/**
+ * A recording object passed to `replay`, copied and checked as
+ * `parseRecording` checks a file (a getter or proxy that throws is
+ * ERR_INVALID_ARG too).
+ */
+function checked(recording) {
+  const what = `replay() takes a recording's path or a readRecording() result`
+  if (recording === null || typeof recording !== 'object') throw invalidArg(`${what}, got ${describe(recording)}`)
+  let text
+  try {
+    text = [JSON.stringify(recording.header), ...Array.from(recording.events, (e) => JSON.stringify(Array.from(e)))].join('\n')
+  } catch (err) {
+    throw invalidArg(`${what}; this one could not be read: ${thrownText(err)}`)
+  }
+  return parseRecording(text, 'the recording passed to replay()')
 }
 
 module.exports = { readRecording, parseRecording, replay }
