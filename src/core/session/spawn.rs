@@ -76,7 +76,9 @@ impl Session {
         let (io, pid) = match spawned {
             Ok(spawned) => spawned,
             Err(err) => {
-                recorder.map(Recorder::discard);
+                if let Some(recorder) = recorder {
+                    recorder.discard();
+                }
                 return Err(err);
             }
         };
