@@ -26,10 +26,12 @@
  * - `ERR_ALREADY_RUNNING`: `start()` on a running session, a second concurrent `Shell.run()`.
  * - `ERR_TIMEOUT`: a wait ran out of time.
  * - `ERR_ABORTED`: a wait was cancelled by its `AbortSignal`.
- * - `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`: a tool call names a tool or handle that does not exist.
- * - `ERR_INVALID_INPUT`: a tool call's input is not JSON or does not match the tool's schema;
- *   the message names the field.
- * - `ERR_LIMIT`: a limit was reached (live tool handles, queued input).
+ * - `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`: a tool call names a tool or handle (or terminal
+ *   session) that does not exist; `ToolRegistry.respond()` on a registry without any tool.
+ * - `ERR_INVALID_INPUT`: a tool call's input is not JSON or does not match the tool's schema
+ *   (the message names the field), or a terminal tool's command is refused by `allow`
+ *   (`denied: true`).
+ * - `ERR_LIMIT`: a limit was reached (live tool handles, running terminal sessions, queued input).
  * - `ERR_HOST_CRASHED`: the isolated host process died.
  * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
  *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
@@ -78,6 +80,8 @@ export interface PtypilotError extends Error {
   stderr?: string
   /** `ERR_UNKNOWN_HANDLE` for a handle that an isolated host lost when it died. */
   lostInCrash?: boolean
+  /** `ERR_INVALID_INPUT` for a terminal tool's command that `TerminalToolsOptions.allow` refused. */
+  denied?: boolean
   /** `ERR_INTERNAL` (and mapped errors): the original error. */
   cause?: unknown
 }
@@ -936,6 +940,98 @@ export interface HostCrashedEvent {
   stderr: string
 }
 
+/**
+ * What `ToolRegistry.respond()` resolves with: the text to send back to the model as the tool
+ * result, whether it reports an error (for the provider's `is_error` / error flag), and the
+ * typed value behind it.
+ */
+export type ModelReply = {
+  /**
+   * For an interactive tool: `[h1 running]` and the content, `[h1 finished; the handle is
+   * closed]` and the final content, or `[h1 failed: Process exited with code 1; …]` and the
+   * trace. For a terminal tool: its output or screen, ending with the session state and cursor.
+   * For a call the model got wrong: `Error: <message>` and what to do next (the live handles,
+   * the valid calls, the tools there are).
+   */
+  text: string
+  /** A call the model got wrong, a command that failed (exit code not 0), or a lost host. */
+  isError: boolean
+  /** An interactive tool's state (absent for an error and for terminal tools). */
+  state?: ToolState
+  /** A terminal tool's typed result, as `call()` gives it (absent for an error and for interactive tools). */
+  result?: TerminalToolResult
+}
+
+/** The provider format of `ToolRegistry.definitions()`. */
+export type DefinitionFormat = 'anthropic' | 'openai' | 'openai-responses' | 'mcp'
+
+/**
+ * A tool's input schema as sent to providers: a flat JSON Schema object (no top-level `oneOf`,
+ * which Anthropic and OpenAI reject). Assignable to the SDKs' schema types.
+ */
+export type ToolInputSchema = {
+  type: 'object'
+  properties: { [field: string]: { [keyword: string]: unknown } }
+  required: string[]
+  additionalProperties: false
+  [keyword: string]: unknown
+}
+
+/** `definitions('anthropic')`: assignable to `Anthropic.Messages.Tool` (`@anthropic-ai/sdk`). */
+export type AnthropicToolDefinition = {
+  name: string
+  description: string
+  input_schema: ToolInputSchema
+}
+
+/**
+ * `definitions('openai')`: assignable to `ChatCompletionTool` / `ChatCompletionFunctionTool`
+ * (`openai`, Chat Completions). The schema is in strict form: every field required, optional
+ * ones nullable (`null` means "not given").
+ */
+export type OpenAIChatToolDefinition = {
+  type: 'function'
+  function: { name: string; description: string; parameters: ToolInputSchema; strict: true }
+}
+
+/** `definitions('openai-responses')`: assignable to `FunctionTool` (`openai`, Responses API); strict schema. */
+export type OpenAIResponsesToolDefinition = {
+  type: 'function'
+  name: string
+  description: string
+  parameters: ToolInputSchema
+  strict: true
+}
+
+/** MCP tool annotations (hints for the client; the terminal tools carry them). */
+export type McpToolAnnotations = {
+  title?: string
+  /** The tool does not change its environment (`read` tools). */
+  readOnlyHint?: boolean
+  /** The tool may destroy or end something (`start`, `input`, `stop` tools). */
+  destructiveHint?: boolean
+  /** Calling it again with the same input has no further effect. */
+  idempotentHint?: boolean
+  /** The tool reaches beyond the program it drives (runs arbitrary commands). */
+  openWorldHint?: boolean
+}
+
+/** `definitions('mcp')`: an entry of an MCP `tools/list` result. */
+export type McpToolDefinition = {
+  name: string
+  description: string
+  inputSchema: ToolInputSchema
+  /** Present for the terminal tools (from their permission class). */
+  annotations?: McpToolAnnotations
+}
+
+/** Any of the definition shapes. */
+export type ToolDefinition =
+  | AnthropicToolDefinition
+  | OpenAIChatToolDefinition
+  | OpenAIResponsesToolDefinition
+  | McpToolDefinition
+
 /** Options of `ToolRegistry`. */
 export interface ToolRegistryOptions {
   /** Working directory for tools that name none. @default process.cwd() */
@@ -989,9 +1085,18 @@ export interface ToolRegistryOptions {
  */
 export declare class ToolRegistry {
   constructor(options?: ToolRegistryOptions)
-  /** Adds a tool; `ERR_INVALID_ARG` naming the bad field (or when the name is taken). */
-  register(tool: InteractiveTool): void
-  /** Removes a tool and terminates its running handles; false when it was not registered. */
+  /**
+   * Adds an interactive tool, or a tool set (`terminalTools()`) whose tools then sit beside the
+   * interactive ones: in `names()`, `definitions()`, `call()`, `respond()`, with their sessions in
+   * `list()`, `wait()`, `abortAll()` and the events. A tool set registered in several registries
+   * gets separate sessions in each. `ERR_INVALID_ARG` naming the bad field, or when a name is
+   * taken (nothing of the set is added then).
+   */
+  register(tool: InteractiveTool | ToolSet): void
+  /**
+   * Removes a tool and terminates its running handles; false when it was not registered. For a
+   * tool set's tool, only that tool goes; removing the set's last tool stops its sessions.
+   */
   unregister(name: string): boolean
   /** Registered tool names, sorted. */
   names(): string[]
@@ -1001,28 +1106,310 @@ export declare class ToolRegistry {
    */
   schema(name: string): object
   /**
-   * Tool definitions ready to send: Anthropic `{ name, description, input_schema }` or OpenAI
-   * `{ type: 'function', function: { name, description, parameters, strict } }`. Neither provider
-   * takes `oneOf` at the top of a schema, so these use an equivalent flat schema; `call()`
-   * validates calls the same way either way. @default 'anthropic'
+   * Tool definitions of every registered tool, sorted by name, ready to send, typed so that they
+   * pass to the provider SDKs without casts:
+   *
+   * - `'anthropic'`: `{ name, description, input_schema }` (`Anthropic.Messages.Tool[]`);
+   * - `'openai'`: `{ type: 'function', function: { name, description, parameters, strict: true } }`
+   *   (Chat Completions `ChatCompletionTool[]`);
+   * - `'openai-responses'`: `{ type: 'function', name, description, parameters, strict: true }`
+   *   (Responses API `FunctionTool[]`);
+   * - `'mcp'`: `{ name, description, inputSchema, annotations? }` (MCP `tools/list`).
+   *
+   * Neither provider takes `oneOf` at the top of a schema, so interactive tools use an equivalent
+   * flat schema; `call()` validates calls the same way whichever the model saw (OpenAI's `null`s
+   * count as fields not given). `ERR_INVALID_ARG` for another format. @default 'anthropic'
    */
-  definitions(format?: 'anthropic' | 'openai'): object[]
+  definitions(format?: 'anthropic'): AnthropicToolDefinition[]
+  definitions(format: 'openai'): OpenAIChatToolDefinition[]
+  definitions(format: 'openai-responses'): OpenAIResponsesToolDefinition[]
+  definitions(format: 'mcp'): McpToolDefinition[]
+  definitions(format?: DefinitionFormat): ToolDefinition[]
   /**
-   * Carries out a model's call (an object, or a JSON string as some providers send it).
+   * Carries out a model's call (an object, or a JSON string as some providers send it) for a
+   * program; an agent loop uses `respond()` instead.
    * Rejects with `ERR_UNKNOWN_TOOL`, `ERR_UNKNOWN_HANDLE`, `ERR_INVALID_INPUT` (the message
    * names the field; also for `apply` to a command without input or to a stopped handle) or
    * `ERR_LIMIT`. A program that fails or cannot start resolves as a `stopped` state.
+   *
+   * The terminal tools resolve to their typed results; they reject with `ERR_INVALID_INPUT`
+   * (a bad field, a command `allow` refuses), `ERR_UNKNOWN_HANDLE` (no such session),
+   * `ERR_NOT_RUNNING` (`pty_send` to an exited session), `ERR_SPAWN` (the program cannot start)
+   * and `ERR_LIMIT` (`maxSessions` running). With a name that is not a literal, the result type is
+   * `ToolState`; cast when the name may be a terminal tool's.
    */
+  call(name: 'pty_exec', input: PtyExecInput | string): Promise<PtyExecResult>
+  call(name: 'pty_start', input: PtyStartInput | string): Promise<PtyStartResult>
+  call(name: 'pty_read', input: PtyReadInput | string): Promise<PtyReadResult>
+  call(name: 'pty_send', input: PtySendInput | string): Promise<PtySendResult>
+  call(name: 'pty_list', input?: Record<string, never> | string): Promise<PtyListResult>
+  call(name: 'pty_stop', input: PtyStopInput | string): Promise<PtyStopResult>
   call(name: string, input: unknown): Promise<ToolState>
-  /** Every handle not yet forgotten. */
+  /**
+   * Carries out a model's call and resolves with the text to send back to it: never rejects for
+   * the model's mistakes — an unknown tool (when others exist), an unknown or forgotten handle or
+   * session, a field that does not match the schema, input to a command that takes none or to a
+   * stopped handle, too many handles, a program that cannot start, a command `allow` refuses,
+   * `pty_send` to an exited session, or (with `isolation: 'process'`) a host that crashed — but
+   * answers them with `isError: true` and a text that says what to do next (the live handles or
+   * sessions, the valid calls, the tools there are). Rejects only for the caller's bugs:
+   * `ERR_UNKNOWN_TOOL` when no tool is registered at all, `ERR_INVALID_ARG` when `name` is not a
+   * string, and failures of ptypilot itself (`ERR_INTERNAL`).
+   *
+   * ```ts
+   * for (const block of message.content) if (block.type === 'tool_use') {
+   *   const reply = await registry.respond(block.name, block.input)
+   *   results.push({ type: 'tool_result', tool_use_id: block.id, content: reply.text, is_error: reply.isError })
+   * }
+   * ```
+   */
+  respond(name: string, input: unknown): Promise<ModelReply>
+  /**
+   * Every handle not yet forgotten, then every terminal session (`tool` is `'pty_start'` or
+   * `'pty_exec'`, `command` the program; `state` `'aborted'` once `pty_stop` stopped it).
+   */
   list(): HandleInfo[]
-  /** Resolves with the handle's state once it stopped (or when `timeoutMs` passed: then `running`). */
+  /**
+   * Resolves with the handle's state once it stopped (or when `timeoutMs` passed: then `running`).
+   * For a terminal session, the content is the last 200 lines of its output.
+   */
   wait(id: string, options?: { timeoutMs?: number }): Promise<ToolState>
-  /** Terminates every running handle (TERM, 2 s grace, KILL) and waits for them. */
+  /** Terminates every running handle and terminal session (TERM, grace, KILL; whole trees) and waits for them. */
   abortAll(): Promise<void>
   /** `abortAll()`. */
   [Symbol.asyncDispose](): Promise<void>
 }
+
+// ---------- Terminal tools ----------
+
+/**
+ * What a host may gate a terminal tool on: `'start'` (pty_exec, pty_start run a program),
+ * `'input'` (pty_send types into one), `'stop'` (pty_stop ends one), `'read'` (pty_read,
+ * pty_list change nothing).
+ */
+export type PermissionClass = 'start' | 'input' | 'stop' | 'read'
+
+/** One tool of a tool set, as `definitions()` sends it and as a host gates it. */
+export interface ToolSetTool {
+  readonly name: string
+  readonly description: string
+  /** What the tool does, for a host's permission prompt or policy. */
+  readonly permission: PermissionClass
+  /** The input schema (optional fields optional). */
+  readonly inputSchema: ToolInputSchema
+  /** The input schema in OpenAI's strict form (every field required, optional ones nullable). */
+  readonly strictSchema: ToolInputSchema
+  /**
+   * MCP annotations derived from the permission class: `read` is read-only and idempotent,
+   * `stop` destructive and idempotent, `start` and `input` destructive.
+   */
+  readonly annotations: McpToolAnnotations
+}
+
+/**
+ * A set of tools that `ToolRegistry.register()` accepts beside interactive tools; made by
+ * `terminalTools()`. Plain data (frozen): the registry that registers it keeps the sessions.
+ */
+export interface ToolSet {
+  readonly kind: 'terminal'
+  readonly name: string
+  /** The options, checked, with the defaults filled in. */
+  readonly options: Readonly<Required<Omit<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>>> &
+    Pick<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>
+  readonly tools: readonly ToolSetTool[]
+}
+
+/** Options of `terminalTools()`; every limit has a default. */
+export interface TerminalToolsOptions {
+  /** Working directory of the programs (a call's `cwd` is relative to it). @default the registry's `cwd`, else process.cwd() */
+  cwd?: string
+  /** Sessions running at once; the next start is `ERR_LIMIT`. Exited sessions kept for reading: as many. @default 16 */
+  maxSessions?: number
+  /**
+   * Where output too long to inline is written (created when needed). @default a fresh
+   * directory `ptypilot-output-*` in the OS temp directory. The files are not deleted: the model
+   * reads them afterwards.
+   */
+  spillDir?: string
+  /**
+   * Which programs pty_exec and pty_start may run: a function of the `command` as given, or a
+   * list of names (matching the command or its base name). A refused call is `ERR_INVALID_INPUT`
+   * (`denied: true`) and its reply says so. With `isolation: 'process'` a function stays in this
+   * process and is checked before the call is forwarded; a list crosses to the host.
+   * @default every program
+   */
+  allow?: ((command: string) => boolean) | string[]
+  /** Environment variables set for the programs, over the inherited ones (`undefined` removes one). */
+  env?: Record<string, string | undefined>
+  /** Terminal size of the sessions. @default 120 */
+  cols?: number
+  /** @default 30 */
+  rows?: number
+  /** Output inlined at most, in lines; more is written to a file (head and tail inline). @default 2000 */
+  maxOutputLines?: number
+  /** Output inlined at most, in bytes (UTF-8); more is written to a file. @default 51200 */
+  maxOutputBytes?: number
+  /** pty_exec's `timeout_ms` when the call gives none. @default 60000 */
+  defaultTimeoutMs?: number
+  /** The largest `timeout_ms` pty_exec accepts. @default 300000 */
+  maxTimeoutMs?: number
+  /** The largest `wait_ms` pty_read accepts. @default 30000 */
+  maxWaitMs?: number
+  /** pty_stop (and `abortAll()`): grace between TERM and KILL for the tree. @default 2000 */
+  stopGraceMs?: number
+}
+
+/** `pty_exec` input. */
+export interface PtyExecInput {
+  /** The executable (no shell), looked up on PATH. */
+  command: string
+  args?: string[] | null
+  /** Relative to the set's working directory. */
+  cwd?: string | null
+  /** @default 60000, at most `maxTimeoutMs` */
+  timeout_ms?: number | null
+}
+/** `pty_start` input. */
+export interface PtyStartInput {
+  command: string
+  args?: string[] | null
+  cwd?: string | null
+  /** A label shown by pty_list. */
+  title?: string | null
+}
+/** `pty_read` input. */
+export interface PtyReadInput {
+  id: string
+  /** Only output after this cursor (from a previous result). */
+  since?: number | null
+  /** Only the last this many lines. */
+  tail?: number | null
+  /** Wait up to this long for new output first (at most `maxWaitMs`). */
+  wait_ms?: number | null
+  /** The current screen instead of the output. */
+  screen?: boolean | null
+}
+/** `pty_send` input: text and named keys (`"print(1)<enter>"`, `"<ctrl+c>"`) as `apply` takes them. */
+export interface PtySendInput {
+  id: string
+  input: string
+}
+/** `pty_stop` input. */
+export interface PtyStopInput {
+  id: string
+}
+
+/** A session's state in a result. */
+export interface TerminalStatus {
+  /** The session id (`'pty1'`, ...). */
+  id: string
+  status: 'running' | 'exited'
+  exitCode: number | null
+  /** The signal that ended it (`'SIGTERM'`), or null. */
+  signal: string | null
+}
+
+/** Output in a result: the text since the cursor asked for, inline or spilled to a file. */
+export interface TerminalOutput {
+  /**
+   * The output, stripped of terminal escapes (`\n` line ends); when spilled, its first 50 and last
+   * 150 lines around a marker naming the file.
+   */
+  output: string
+  /** Pass as `since` to read only what comes after. */
+  cursor: number
+  /** Older output was dropped from the session's buffer (8 MiB kept) before it was read. */
+  truncated: boolean
+  /** Lines of the whole output. */
+  lines: number
+  /** UTF-8 bytes of the whole output. */
+  bytes: number
+  /** The file holding the whole output when it was over `maxOutputLines` / `maxOutputBytes`, else null. */
+  spillPath: string | null
+}
+
+/**
+ * `pty_exec`: the program's exit and output; or, when it did not finish within `timeout_ms`
+ * (`timedOut`), the output so far and the id of the session it keeps running in.
+ */
+export interface PtyExecResult extends TerminalStatus, TerminalOutput {
+  timedOut: boolean
+  /** The timeout that applied. */
+  timeoutMs: number
+}
+/** A session's description (`pty_start`, `pty_list`). */
+export interface TerminalSessionInfo extends TerminalStatus {
+  command: string
+  args: string[]
+  title: string | null
+  cwd: string
+  pid: number | null
+  /** Milliseconds since the Unix epoch. */
+  startedAt: number
+  /** The end of its output so far (a read `since` it gets what comes next). */
+  cursor: number
+}
+/** `pty_start`: the new session. */
+export type PtyStartResult = TerminalSessionInfo
+/** `pty_read`: the output (`since`, `tail`), or with `screen: true` the screen. */
+export type PtyReadResult = TerminalStatus &
+  (
+    | (TerminalOutput & { screen?: undefined })
+    | {
+        /** The end of the output so far. */
+        cursor: number
+        screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
+        /** The screen as the model reads it (what `respond()` sends). */
+        content: string
+      }
+  )
+/** `pty_send`: bytes written, and the cursor of the output before them (read the answer from it). */
+export interface PtySendResult {
+  id: string
+  bytes: number
+  cursor: number
+}
+/** `pty_list`. */
+export interface PtyListResult {
+  sessions: TerminalSessionInfo[]
+}
+/** `pty_stop`: how the session ended (it is removed). */
+export interface PtyStopResult extends TerminalStatus {
+  status: 'exited'
+  /** True when pty_stop (or `abortAll`) ended it; false when it had exited already. */
+  stopped: boolean
+}
+/** Any terminal tool result. */
+export type TerminalToolResult =
+  | PtyExecResult
+  | PtyStartResult
+  | PtyReadResult
+  | PtySendResult
+  | PtyListResult
+  | PtyStopResult
+
+/**
+ * The terminal tool set, for agents that need a general terminal beside their domain tools:
+ *
+ * - `pty_exec { command, args?, cwd?, timeout_ms? }` runs a program to completion (default
+ *   60 000 ms, at most 300 000) and returns its exit code and output; if it does not finish in
+ *   time, the output so far and a session id — it keeps running for `pty_read`;
+ * - `pty_start { command, args?, cwd?, title? }` starts a persistent session, returns its id;
+ * - `pty_read { id, since?, tail?, wait_ms?, screen? }` returns the output since a cursor
+ *   (without `since`: from the start, `tail` limiting it), stripped of escapes, after waiting up to
+ *   `wait_ms` (at most 30 000) for new output, with the session state and the new cursor; with
+ *   `screen: true` the current screen;
+ * - `pty_send { id, input }` types text, raw escapes and named keys (`<enter>`, `<ctrl+c>`, `<up>`);
+ * - `pty_list {}` lists the sessions; `pty_stop { id }` terminates a session's whole process tree
+ *   (TERM, grace, KILL — descendants that left the group or the session too) and removes it.
+ *
+ * Programs run without a shell (argv) in a pseudo-terminal of `cols`×`rows`. Output over
+ * 2 000 lines or 50 KiB is written to a file whose path is returned, with the head and tail
+ * inline. Each tool has a `permission` class and MCP annotations. Register it with
+ * `registry.register(terminalTools())`; `call()` gives typed results, `respond()` text.
+ * `ERR_INVALID_ARG` for a bad option.
+ */
+export declare function terminalTools(options?: TerminalToolsOptions): ToolSet
 
 /**
  * The git tool: `stage` (`git add --patch [paths]`) and `rebase` (`git rebase --interactive

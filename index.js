@@ -112,6 +112,9 @@ function deferred() {
 }
 
 const kStartCaptured = Symbol('startCaptured')
+const terminal = require('./lib/terminal-tools.js')
+const { Replies, isModelError, noTools } = require('./lib/respond.js')
+const { kWriteInput } = terminal
 const kCaptured = Symbol('captured')
 
 /**
@@ -157,6 +160,12 @@ class PtySession {
 
   [kCaptured]() {
     return this.#native.captured()
+  }
+
+  /** Types text with named keys (`"y<enter>"`, `"<ctrl+c>"`) as a tool's apply does; bytes written. */
+  [kWriteInput](text) {
+    if (typeof text !== 'string') throw invalidArg(`input must be a string, got ${describe(text)}`)
+    return this.#native.writeInput(text)
   }
 
   #start(options, onData, listenerOptions, captureLimit, pipes) {
@@ -628,11 +637,20 @@ async function executeShell(options, onData) {
 
 // ---------- ToolRegistry ----------
 
+const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-responses', 'mcp']
+
 /**
- * Tools an LLM drives with spawn / fetch / apply / abort calls. See index.d.ts.
+ * Tools an LLM drives with spawn / fetch / apply / abort calls, and tool sets
+ * (the terminal tools) beside them. See index.d.ts.
  */
 class ToolRegistry {
   #native
+  /** Tool sets' sessions by tool name (several names share one TerminalSessions). */
+  #sets = new Map()
+  #emit
+  #cwd
+  #firstIds
+  #replies = new Replies(this)
 
   constructor(options) {
     checkOptionsObject(options, 'options')
@@ -640,7 +658,15 @@ class ToolRegistry {
     if (options && read(options, 'isolation', 'options') !== undefined) {
       const { isolation, ...rest } = own(options, 'options')
       if (isolation === 'process') {
-        return require('./lib/host.js').isolatedRegistry(options, { ToolRegistry, Process, guarded, invalidArg })
+        return require('./lib/host.js').isolatedRegistry(options, {
+          ToolRegistry,
+          Process,
+          guarded,
+          invalidArg,
+          isToolSet: terminal.isToolSet,
+          toolSetData: terminal.toolSetData,
+          checkAllowed: terminal.checkAllowed,
+        })
       }
       if (isolation !== 'none') throw invalidArg(`options.isolation must be 'none' or 'process', got ${describe(isolation)}`)
       options = rest
@@ -651,38 +677,84 @@ class ToolRegistry {
     const pump = emit === undefined ? undefined : (events) => events.forEach(emit)
     const firstIds = options ? options[Symbol.for('ptypilot.firstIds')] : undefined
     this.#native = new native.NativeRegistry(options, pump, baseEnv(), firstIds ? firstIds.h : undefined)
+    this.#emit = emit
+    this.#cwd = options ? read(options, 'cwd', 'options') : undefined
+    this.#firstIds = firstIds
   }
 
   register(tool) {
     if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) {
-      throw invalidArg(`register() takes a tool object ({ name, commands }), got ${describe(tool)}`)
+      throw invalidArg(`register() takes a tool object ({ name, commands }) or a tool set (terminalTools()), got ${describe(tool)}`)
     }
-    this.#native.register(jsonValue(tool, 'tool', 'ERR_INVALID_ARG'))
+    if (terminal.isToolSet(tool)) {
+      const taken = tool.tools.map((t) => t.name).filter((name) => this.#hasTool(name))
+      if (taken.length > 0) {
+        throw invalidArg(`a tool named "${taken[0]}" is already registered; unregister it first`)
+      }
+      const sessions = new terminal.TerminalSessions(
+        tool,
+        {
+          emit: this.#emit,
+          cwd: this.#cwd,
+          firstId: this.#firstIds ? this.#firstIds.pty : undefined,
+          renderContent: (id, state) => this.#replies.renderContent(id, state),
+        },
+        PtySession,
+      )
+      for (const t of tool.tools) this.#sets.set(t.name, sessions)
+      return
+    }
+    const value = jsonValue(tool, 'tool', 'ERR_INVALID_ARG')
+    if (value && typeof value.name === 'string' && this.#sets.has(value.name)) {
+      throw invalidArg(`a tool named "${value.name}" is already registered; unregister it first`)
+    }
+    this.#native.register(value)
+  }
+
+  #hasTool(name) {
+    return this.#sets.has(name) || this.#native.names().includes(name)
   }
 
   unregister(name) {
     checkString(name, 'name')
+    const sessions = this.#sets.get(name)
+    if (sessions !== undefined) {
+      this.#sets.delete(name)
+      // The last tool of a set takes its sessions with it.
+      if (sessions.drop(name)) sessions.stopAll().catch(() => {})
+      return true
+    }
     return this.#native.unregister(name)
   }
 
   names() {
-    return this.#native.names()
+    return [...this.#native.names(), ...this.#sets.keys()].sort()
   }
 
   schema(name) {
     checkString(name, 'name')
+    const sessions = this.#sets.get(name)
+    if (sessions !== undefined) return structuredClone(sessions.tool(name).inputSchema)
     return this.#native.schema(name)
   }
 
   definitions(format) {
-    if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
-      throw invalidArg(`definitions() format must be 'anthropic' or 'openai', got ${describe(format)}`)
+    if (format !== undefined && !DEFINITION_FORMATS.includes(format)) {
+      throw invalidArg(`definitions() format must be one of ${DEFINITION_FORMATS.map((f) => `'${f}'`).join(', ')}, got ${describe(format)}`)
     }
-    return this.#native.definitions(format)
+    const all = this.#native.definitions(format)
+    for (const [name, sessions] of this.#sets) all.push(terminal.definitionOf(sessions.tool(name), format))
+    const nameOf = (d) => (d.function ? d.function.name : d.name)
+    return all.sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0))
   }
 
   async call(name, input) {
     checkString(name, 'name')
+    const sessions = this.#sets.get(name)
+    if (sessions !== undefined) return sessions.call(name, input)
+    if (this.#sets.size > 0 && !this.#hasTool(name)) {
+      throw codedError('ERR_UNKNOWN_TOOL', `no tool named ${JSON.stringify(name)} is registered (registered: ${this.names().join(', ')})`)
+    }
     if (typeof input === 'string') {
       // Some providers hand over tool arguments as a JSON string.
       try {
@@ -697,8 +769,33 @@ class ToolRegistry {
     return this.#native.call(name, jsonValue(input, 'input', 'ERR_INVALID_INPUT'))
   }
 
+  async respond(name, input) {
+    checkString(name, 'name')
+    if (this.#sets.size === 0 && this.#native.names().length === 0) throw noTools()
+    const sessions = this.#sets.get(name)
+    if (sessions !== undefined) {
+      try {
+        const result = await sessions.call(name, input)
+        return { text: terminal.resultText(name, result), isError: terminal.resultIsError(name, result), result }
+      } catch (err) {
+        if (!isModelError(err)) throw err
+        return { text: terminal.errorText(name, err), isError: true }
+      }
+    }
+    let state
+    try {
+      state = await this.call(name, input)
+    } catch (err) {
+      if (!isModelError(err)) throw err
+      return this.#replies.forError(name, err)
+    }
+    return this.#replies.forState(state)
+  }
+
   list() {
-    return this.#native.list()
+    const all = this.#native.list()
+    for (const sessions of new Set(this.#sets.values())) all.push(...sessions.list())
+    return all
   }
 
   async wait(id, options) {
@@ -707,15 +804,18 @@ class ToolRegistry {
     const { timeoutMs, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['timeoutMs'])
     checkMillis(timeoutMs, 'options.timeoutMs')
+    for (const sessions of new Set(this.#sets.values())) {
+      if (sessions.has(id)) return sessions.wait(id, timeoutMs)
+    }
     return this.#native.wait(id, timeoutMs)
   }
 
-  abortAll() {
-    return this.#native.abortAll()
+  async abortAll() {
+    await Promise.all([this.#native.abortAll(), ...[...new Set(this.#sets.values())].map((s) => s.stopAll())])
   }
 
   [Symbol.asyncDispose]() {
-    return this.#native.abortAll()
+    return this.abortAll()
   }
 }
 
@@ -937,6 +1037,8 @@ module.exports.TaskRunner = require('./lib/tasks.js').TaskRunner
 // matchesLegacySequence) and applyBashFixups.
 Object.assign(module.exports, require('./lib/keys.js'))
 module.exports.applyBashFixups = require('./lib/bash-fixups.js').applyBashFixups
+// The terminal tool set (pty_exec, pty_start, pty_read, pty_send, pty_list, pty_stop).
+module.exports.terminalTools = terminal.terminalTools
 // The screen model alone (no program, no pty): ScreenModel.
 module.exports.ScreenModel = require('./lib/screen-model.js').ScreenModel
 // Recordings (asciicast v2, written by the `record` option): readRecording, replay.

@@ -12,6 +12,7 @@ export const {
   executeShell,
   ToolRegistry,
   gitTool,
+  terminalTools,
   TaskRunner,
   parseKey,
   matchesKey,

@@ -6,7 +6,7 @@
 import { describe, it, expect, afterEach, vi } from 'vitest'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { Process, ToolRegistry, gitTool, type ToolEvent, type ToolState } from '../index.js'
+import { Process, ToolRegistry, gitTool, terminalTools, type ToolEvent, type ToolState } from '../index.js'
 import { alive } from './helpers'
 
 const shTool = {
@@ -168,6 +168,67 @@ describe('isolated host: same API and results', () => {
     )
     states.forEach((s, i) => expect(content(s)).toBe(`call-${i}`))
     expect(new Set(states.map((s) => s.id)).size).toBe(12)
+  })
+})
+
+describe('isolated host: respond() and the terminal tools', () => {
+  it('respond() gives the same replies as in process, mistakes included', async () => {
+    const here = new ToolRegistry()
+    const there = isolated()
+    for (const r of [here, there]) r.register(shTool)
+    const calls: Array<[string, unknown]> = [
+      ['sh', { action: 'spawn', command: 'run', args: ['echo ready; read x; echo "got $x"'] }],
+      ['sh', { action: 'apply', id: 'h1', input: 'yes<enter>' }],
+      ['sh', { action: 'fetch', id: 'h9' }],
+      ['sh', { action: 'spawn', command: 'nope' }],
+      ['sh', { action: 'spawn', command: 'pipe', args: ['exit 4'] }],
+      ['bash', { action: 'spawn', command: 'run' }],
+    ]
+    for (const [name, input] of calls) {
+      expect(await there.respond(name, input)).toEqual(await here.respond(name, input))
+    }
+    expect((await there.respond('sh', { action: 'fetch', id: 'h9' })).text).toContain('no handle "h9"')
+    // The caller's bug still rejects.
+    const empty = isolated()
+    await expect(empty.respond('sh', {})).rejects.toMatchObject({ code: 'ERR_UNKNOWN_TOOL' })
+  })
+
+  it('terminal tools run in the host: sessions in list() and events, replies as in process', async () => {
+    const events: ToolEvent[] = []
+    const there = isolated({ onEvent: (e) => events.push(e) })
+    there.register(terminalTools({ allow: ['sh', 'echo'] }))
+    expect(there.names()).toContain('pty_start')
+    expect(there.definitions('mcp').find((d) => d.name === 'pty_stop')?.annotations?.destructiveHint).toBe(true)
+    const started = await there.call('pty_start', { command: 'sh', args: ['-c', 'read x; echo "got $x"'] })
+    expect(started).toMatchObject({ id: 'pty1', status: 'running', command: 'sh' })
+    const hostPid = hostPids()
+    expect(Process.fromPid(started.pid!)?.ppid).toBe(hostPid[0])
+    expect(there.list().map((h) => [h.id, h.tool, h.command, h.state])).toEqual([['pty1', 'pty_start', 'sh', 'running']])
+    const sent = await there.respond('pty_send', { id: 'pty1', input: 'yes<enter>' })
+    expect(sent.text).toMatch(/^Sent 4 bytes to pty1\./)
+    const read = await there.respond('pty_read', { id: 'pty1', wait_ms: 5000, since: 0 })
+    expect(read.text).toContain('got yes')
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toContain('finished'))
+    expect(events.filter((e) => e.type !== 'output').map((e) => [e.type, e.id])).toEqual([['started', 'pty1'], ['finished', 'pty1']])
+    // The allow list crossed to the host.
+    const denied = await there.respond('pty_exec', { command: 'rm', args: ['-rf', '/nonexistent'] })
+    expect(denied).toEqual({ isError: true, text: expect.stringContaining('input.command "rm" is not allowed here (allowed: sh, echo)') })
+  })
+
+  it('an allow function stays in this process and is checked before the call leaves it', async () => {
+    const asked: string[] = []
+    const there = isolated()
+    there.register(terminalTools({ allow: (command) => (asked.push(command), command === 'echo') }))
+    const ok = await there.call('pty_exec', { command: 'echo', args: ['fine'] })
+    expect(ok).toMatchObject({ status: 'exited', exitCode: 0, output: 'fine\n' })
+    await expect(there.call('pty_exec', { command: 'sh', args: ['-c', 'echo no'] })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      denied: true,
+    })
+    const reply = await there.respond('pty_start', '{"command": "python3"}')
+    expect(reply).toEqual({ isError: true, text: 'Error: input.command "python3" is not allowed here.' })
+    expect(asked).toEqual(['echo', 'sh', 'python3'])
+    expect(there.list()).toEqual([])
   })
 })
 

@@ -108,6 +108,20 @@ describe('schemas and definitions', () => {
     expect(validate({ action: 'apply', id: 'h1' })).toBe(false)
   })
 
+  it('definitions() in every format carry the same flat schema', () => {
+    registry = new ToolRegistry()
+    registry.register(gitTool())
+    const [anthropic] = registry.definitions('anthropic')
+    const [openai] = registry.definitions('openai')
+    const [responses] = registry.definitions('openai-responses')
+    const [mcp] = registry.definitions('mcp')
+    expect(responses).toEqual({ type: 'function', ...openai.function })
+    expect(mcp).toEqual({ name: 'git', description: anthropic.description, inputSchema: anthropic.input_schema })
+    expect(() => registry.definitions('gemini' as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringContaining("'openai-responses', 'mcp'") }),
+    )
+  })
+
   it('definitions() are ready to send for anthropic and openai', () => {
     registry = new ToolRegistry()
     registry.register(gitTool())
@@ -302,6 +316,87 @@ describe('errors', () => {
     await registry.call('sleeper', { action: 'abort', id: a.id })
     const c = await registry.call('sleeper', { action: 'spawn', command: 'sleep' })
     expect(c.state).toBe('running')
+  })
+})
+
+describe('respond()', () => {
+  const sh: InteractiveTool = {
+    name: 'sh',
+    commands: [
+      { name: 'run', program: ['sh', '-c'], acceptsInput: true },
+      { name: 'pipe', program: ['sh', '-c'], pty: false },
+    ],
+  }
+
+  it('answers every model mistake with text saying what to do next, never a rejection', async () => {
+    registry = new ToolRegistry()
+    registry.register(sh)
+    const unknownTool = await registry.respond('bash', { action: 'spawn', command: 'run' })
+    expect(unknownTool).toEqual({ isError: true, text: expect.stringMatching(/^Error: no tool named "bash" is registered \(registered: sh\)/) })
+
+    const badField = await registry.respond('sh', { action: 'spawn', command: 'go' })
+    expect(badField.isError).toBe(true)
+    expect(badField.text).toContain('input.command must be one of "run", "pipe", got "go"')
+    // The valid calls follow, one per action, with the commands.
+    expect(badField.text).toContain('{ "action": "spawn", "command": "run" | "pipe", "args"?: ["…"] }')
+    expect(badField.text).toContain('{ "action": "apply", "id": "<handle id>", "input": "<text, keys like <enter>>" }')
+    expect(badField.state).toBeUndefined()
+
+    const notJson = await registry.respond('sh', '{"action": "spawn"')
+    expect(notJson).toMatchObject({ isError: true, text: expect.stringContaining('input is a string but not JSON') })
+
+    const live = await registry.respond('sh', { action: 'spawn', command: 'pipe', args: ['echo started; sleep 30'] })
+    expect(live.isError).toBe(false)
+    expect(live.state).toMatchObject({ id: 'h1', state: 'running' })
+    expect(live.text).toBe('[h1 running]\nstarted')
+
+    const unknownHandle = await registry.respond('sh', { action: 'fetch', id: 'h7' })
+    expect(unknownHandle.isError).toBe(true)
+    expect(unknownHandle.text).toContain('no handle "h7" (live handles: h1)')
+    expect(unknownHandle.text).toContain('Use a live handle, or spawn the command again')
+
+    const noInput = await registry.respond('sh', { action: 'apply', id: 'h1', input: 'x<enter>' })
+    expect(noInput.isError).toBe(true)
+    expect(noInput.text).toMatch(/^Error: command "pipe" does not accept input; use fetch to read handle h1, or abort to stop it\.$/)
+
+    const aborted = await registry.respond('sh', { action: 'abort', id: 'h1' })
+    expect(aborted).toMatchObject({ isError: false, text: '[h1 finished; the handle is closed]\nstarted' })
+  })
+
+  it('tells the model the running screen, the final content and a failure', async () => {
+    registry = new ToolRegistry()
+    registry.register(sh)
+    const prompt = await registry.respond('sh', { action: 'spawn', command: 'run', args: ['printf "name? "; read n; echo "hi $n"; exit 3'] })
+    expect(prompt.text).toBe('[h1 running]\nname?')
+    const failed = await registry.respond('sh', { action: 'apply', id: 'h1', input: 'bob<enter>' })
+    expect(failed.isError).toBe(true)
+    expect(failed.state).toMatchObject({ state: 'stopped', result: { ok: false } })
+    expect(failed.text.split('\n')[0]).toBe('[h1 failed: Process exited with code 3; the handle is closed]')
+    expect(failed.text).toContain('hi bob')
+    const ok = await registry.respond('sh', { action: 'spawn', command: 'pipe', args: ['echo done'] })
+    expect(ok).toMatchObject({ isError: false, text: '[h2 finished; the handle is closed]\ndone' })
+    // The handle is forgotten once the model saw it stop.
+    expect((await registry.respond('sh', { action: 'fetch', id: 'h2' })).isError).toBe(true)
+  })
+
+  it('too many handles is a reply that lists them', async () => {
+    registry = new ToolRegistry({ maxHandles: 1 })
+    registry.register(sh)
+    await registry.respond('sh', { action: 'spawn', command: 'pipe', args: ['sleep 30'] })
+    const full = await registry.respond('sh', { action: 'spawn', command: 'pipe', args: ['sleep 30'] })
+    expect(full.isError).toBe(true)
+    expect(full.text).toContain('too many running handles')
+    expect(full.text).toContain('Live handles: h1 (sh pipe sleep 30, running); abort one you no longer need.')
+  })
+
+  it("rejects only for the caller's bugs: no tool registered, a name that is not a string", async () => {
+    registry = new ToolRegistry()
+    await expect(registry.respond('git', { action: 'spawn', command: 'log' })).rejects.toMatchObject({
+      code: 'ERR_UNKNOWN_TOOL',
+      message: expect.stringContaining('without any tool'),
+    })
+    registry.register(sh)
+    await expect(registry.respond(42 as never, {})).rejects.toMatchObject({ code: 'ERR_INVALID_ARG' })
   })
 })
 

@@ -18,7 +18,8 @@ if (typeof process.send !== 'function') {
   process.exit(2)
 }
 
-const { ToolRegistry, toolSetFromData } = require('../index.js')
+const { ToolRegistry } = require('../index.js')
+const { toolSetFromData } = require('./terminal-tools.js')
 const { MARKER, fromError, killSurvivors } = require('./host.js')
 
 const abortOn = process.env.PTYPILOT_HOST_TEST_ABORT_ON || null

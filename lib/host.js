@@ -444,7 +444,7 @@ const ID = /^([A-Za-z_-]*)(\d+)$/
  * index.js (passed in, as index.js loads this module).
  */
 function isolatedRegistry(options, deps) {
-  const { ToolRegistry, Process, guarded, invalidArg, isToolSet, toolSetData } = deps
+  const { ToolRegistry, Process, guarded, invalidArg, isToolSet, toolSetData, checkAllowed } = deps
   const {
     isolation,
     hostTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
@@ -572,15 +572,39 @@ function isolatedRegistry(options, deps) {
     return null
   }
 
+  /** Tool sets registered here (their `allow` functions stay in this process), by tool name. */
+  const sets = new Map()
+
+  /**
+   * The error a call gets before it leaves this process: a handle lost in a
+   * crash, or a command the tool set's `allow` function refuses.
+   */
+  const refused = (method, args) => {
+    const gone = lostIn(args)
+    if (gone !== null) return gone
+    if ((method === 'call' || method === 'respond') && typeof args[0] === 'string' && sets.has(args[0])) {
+      return checkAllowed(sets.get(args[0]), args[0], args[1])
+    }
+    return null
+  }
+
   const forward = (method) =>
     async function (...args) {
-      const gone = lostIn(args)
-      if (gone !== null) {
-        // A model's reply, as for any unknown handle; a program's rejection.
-        if (method === 'respond') return { text: `Error: ${gone.message}.`, isError: true }
-        throw gone
+      const err = refused(method, args)
+      if (err !== null) {
+        // A model's reply, as for any unknown handle or bad field; a program's rejection.
+        if (method === 'respond') return { text: `Error: ${err.message}.`, isError: true }
+        throw err
       }
-      return host.request(method, args)
+      if (method !== 'respond') return host.request(method, args)
+      try {
+        return await host.request(method, args)
+      } catch (err) {
+        // The model hears that its handles are gone; the program hears it
+        // through onEvent ('hostCrashed') and the process warning.
+        if (err.code !== 'ERR_HOST_CRASHED') throw err
+        return { text: `Error: ${err.message}.`, isError: true }
+      }
     }
 
   /** Sends a register/unregister to a running host; a fresh one gets `ops` at its start. */
@@ -599,6 +623,7 @@ function isolatedRegistry(options, deps) {
       let op
       if (isToolSet !== undefined && isToolSet(tool)) {
         op = ['registerToolSet', toolSetData(tool)]
+        for (const t of tool.tools) sets.set(t.name, tool)
       } else {
         // A copy: a fresh host after a crash gets the tool as registered,
         // whatever the caller did to the object since.
@@ -616,6 +641,7 @@ function isolatedRegistry(options, deps) {
     unregister(name) {
       const removed = local.unregister(name)
       if (removed) {
+        sets.delete(name)
         const at = ops.findIndex(([kind, tool]) => kind === 'register' && tool.name === name)
         // An interactive tool that comes and goes leaves nothing to replay.
         if (at !== -1) ops.splice(at, 1)

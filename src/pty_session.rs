@@ -467,6 +467,20 @@ impl NativeSession {
         Ok(())
     }
 
+    /// Types `text` with named keys in angle brackets (`"y<enter>"`,
+    /// `"<ctrl+c>"`), as a tool's `apply` takes it, encoded for the cursor
+    /// mode the program turned on; `ERR_INVALID_INPUT` for a key token that
+    /// cannot be sent (`<ctrl+foo>`). Returns the number of bytes written.
+    #[napi(catch_unwind)]
+    pub fn write_input(&self, env: &Env, text: String) -> Result<u32> {
+        let session = self.live(env, "write to")?;
+        let bytes = keys::encode_input(&text, KeyModes::from(session.modes())).into_js(env)?;
+        self.note_input(session);
+        session.write(&bytes).into_js(env)?;
+        self.arm();
+        Ok(bytes.len() as u32)
+    }
+
     /// Pastes text: wrapped in bracketed-paste markers when the program
     /// enabled mode 2004, as typed otherwise.
     #[napi(catch_unwind)]

@@ -58,16 +58,26 @@ pub enum DefinitionFormat {
     /// OpenAI Chat Completions: `{ type: "function", function: { name,
     /// description, parameters, strict: true } }`.
     OpenAi,
+    /// OpenAI Responses API: `{ type: "function", name, description,
+    /// parameters, strict: true }` (the same strict schema as `OpenAi`).
+    OpenAiResponses,
+    /// Model Context Protocol `tools/list`: `{ name, description,
+    /// inputSchema }` with the flat schema (MCP clients hand it on to
+    /// providers that reject a top-level `oneOf`).
+    Mcp,
 }
 
 impl DefinitionFormat {
-    /// Parses `"anthropic"` or `"openai"`; anything else is `ERR_INVALID_ARG`.
+    /// Parses `"anthropic"`, `"openai"`, `"openai-responses"` or `"mcp"`;
+    /// anything else is `ERR_INVALID_ARG`.
     pub fn parse(name: &str) -> Result<DefinitionFormat> {
         match name {
             "anthropic" => Ok(DefinitionFormat::Anthropic),
             "openai" => Ok(DefinitionFormat::OpenAi),
+            "openai-responses" => Ok(DefinitionFormat::OpenAiResponses),
+            "mcp" => Ok(DefinitionFormat::Mcp),
             other => Err(Error::invalid_arg(format!(
-                "format must be \"anthropic\" or \"openai\", got {}",
+                "format must be \"anthropic\", \"openai\", \"openai-responses\" or \"mcp\", got {}",
                 Value::String(other.to_string())
             ))),
         }
@@ -271,6 +281,18 @@ impl ToolSpec {
                     "parameters": self.flat_schema(true),
                     "strict": true,
                 },
+            }),
+            DefinitionFormat::OpenAiResponses => json!({
+                "type": "function",
+                "name": self.name(),
+                "description": self.model_description(),
+                "parameters": self.flat_schema(true),
+                "strict": true,
+            }),
+            DefinitionFormat::Mcp => json!({
+                "name": self.name(),
+                "description": self.model_description(),
+                "inputSchema": self.flat_schema(false),
             }),
         }
     }
@@ -665,6 +687,20 @@ mod tests {
             assert_provider_safe(&openai["function"]["parameters"]);
             assert_openai_strict(&openai["function"]["parameters"]);
 
+            let responses = tool.definition(DefinitionFormat::OpenAiResponses);
+            assert_eq!(responses["type"], "function");
+            assert_eq!(responses["name"], tool.name());
+            assert_eq!(responses["strict"], true);
+            assert_eq!(responses["description"], openai["function"]["description"]);
+            assert_eq!(responses["parameters"], openai["function"]["parameters"]);
+            assert_eq!(responses.as_object().unwrap().len(), 5);
+
+            let mcp = tool.definition(DefinitionFormat::Mcp);
+            assert_eq!(mcp["name"], tool.name());
+            assert_eq!(mcp["description"], anthropic["description"]);
+            assert_eq!(mcp["inputSchema"], anthropic["input_schema"]);
+            assert_eq!(mcp.as_object().unwrap().len(), 3);
+
             for schema in [
                 &anthropic["input_schema"],
                 &openai["function"]["parameters"],
@@ -672,6 +708,14 @@ mod tests {
                 assert!(jsonschema::meta::is_valid(schema));
             }
         }
+        assert_eq!(
+            DefinitionFormat::parse("openai-responses").unwrap(),
+            DefinitionFormat::OpenAiResponses
+        );
+        assert_eq!(
+            DefinitionFormat::parse("mcp").unwrap(),
+            DefinitionFormat::Mcp
+        );
         let both = definitions([&git(), &cargo()], DefinitionFormat::OpenAi);
         assert_eq!(both.len(), 2);
         assert_eq!(both[1]["function"]["name"], "cargo");
@@ -716,7 +760,7 @@ mod tests {
         assert_eq!(err.code, ErrorCode::InvalidArg);
         assert_eq!(
             err.message,
-            "format must be \"anthropic\" or \"openai\", got \"gemini\""
+            "format must be \"anthropic\", \"openai\", \"openai-responses\" or \"mcp\", got \"gemini\""
         );
     }
 

@@ -1,0 +1,193 @@
+'use strict'
+// Model replies: `ToolRegistry#respond()` turns a tool call into the text that
+// goes back to the model — the handle's state and content, or, for a call the
+// model got wrong (unknown handle, bad field, input to a command that takes
+// none, a tool that does not exist), the error with what to do next (the live
+// handles, the valid actions and commands, the tools there are). It never
+// rejects for a model's mistake; it rejects only for the caller's own bugs
+// (no tool registered at all, a name that is not a string).
+//
+// `Replies#renderContent(handleId, state)` is the one place where a handle's
+// content (a screen, or a pipes command's output) becomes the text the model
+// reads; a screen formatter (lean screens) plugs in there.
+
+const { codedError, describe } = require('./errors.js')
+
+/**
+ * Codes that mean the model's call was wrong, or that what it asked for is
+ * gone: answered as text with `isError: true`, never a rejection.
+ */
+const MODEL_ERRORS = new Set([
+  'ERR_UNKNOWN_TOOL',
+  'ERR_UNKNOWN_HANDLE',
+  'ERR_INVALID_INPUT',
+  'ERR_LIMIT',
+  'ERR_NOT_RUNNING',
+  'ERR_SPAWN',
+  'ERR_HOST_CRASHED',
+])
+
+/** True when `err` is a mistake of the model (or a loss it must hear of), not of the caller. */
+function isModelError(err) {
+  return err !== null && typeof err === 'object' && MODEL_ERRORS.has(err.code)
+}
+
+/** `"a", "b" and "c"`. */
+function listing(items) {
+  const quoted = items.map((s) => JSON.stringify(s))
+  if (quoted.length <= 1) return quoted.join('')
+  return `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`
+}
+
+/** The message as a sentence (ends with a full stop or similar). */
+function sentence(text) {
+  const trimmed = String(text).trim()
+  return /[.!?:]$/.test(trimmed) ? trimmed : `${trimmed}.`
+}
+
+/**
+ * The variants of an interactive tool's input, read from its `oneOf` schema,
+ * as the model should write them.
+ */
+function validCalls(schema) {
+  const variants = schema && Array.isArray(schema.oneOf) ? schema.oneOf : []
+  const lines = []
+  for (const variant of variants) {
+    const props = variant.properties || {}
+    const action = props.action && props.action.const
+    if (typeof action !== 'string') continue
+    const required = new Set(variant.required || [])
+    const fields = [`"action": "${action}"`]
+    for (const key of Object.keys(props)) {
+      if (key === 'action') continue
+      let value = '…'
+      if (key === 'command' && Array.isArray(props.command.enum)) value = props.command.enum.map((c) => JSON.stringify(c)).join(' | ')
+      else if (key === 'id') value = '"<handle id>"'
+      else if (key === 'input') value = '"<text, keys like <enter>>"'
+      else if (key === 'args') value = '["…"]'
+      fields.push(`"${key}"${required.has(key) ? '' : '?'}: ${value}`)
+    }
+    lines.push(`{ ${fields.join(', ')} }`)
+  }
+  return lines
+}
+
+/** Replies for one registry; `registry` answers `names()`, `schema(name)` and `list()`. */
+class Replies {
+  #registry
+
+  constructor(registry) {
+    this.#registry = registry
+  }
+
+  /**
+   * The text of a handle's content, as the model reads it: the settled screen
+   * of a terminal command, or the output of a pipes command. The one place a
+   * `ToolState`'s content (and a terminal session's screen) is turned into
+   * text for the model; a formatter that sends only what changed (lean
+   * screens) replaces this.
+   */
+  renderContent(handleId, state) {
+    let content
+    if (state.state === 'running') content = state.content
+    else content = state.result.ok ? state.result.content : null
+    if (content === null || content === undefined) return '(no output yet)'
+    const text = content.replace(/\n+$/, '')
+    return text === '' ? '(empty)' : text
+  }
+
+  /** The reply to a `ToolState` `call()` resolved with. */
+  forState(state) {
+    const id = state.id
+    if (state.state === 'running') {
+      return { text: `[${id} running]\n${this.renderContent(id, state)}`, isError: false, state }
+    }
+    const { result } = state
+    if (result.ok) {
+      return {
+        text: `[${id} finished; the handle is closed]\n${this.renderContent(id, state)}`,
+        isError: false,
+        state,
+      }
+    }
+    const { message, trace, transient } = result.error
+    const lines = [`[${id} failed: ${message}; the handle is closed${transient ? '; retrying may help' : ''}]`]
+    if (trace.length > 0) lines.push(trace.join('\n'))
+    return { text: lines.join('\n'), isError: true, state }
+  }
+
+  /** The reply to an error `call()` rejected with, for tool `name`. */
+  forError(name, err) {
+    return { text: this.errorText(name, err), isError: true }
+  }
+
+  /** The text for an error: the message, then what the model can do next. */
+  errorText(name, err) {
+    const parts = [`Error: ${sentence(err.message)}`]
+    const next = this.#nextStep(name, err)
+    if (next) parts.push(next)
+    return parts.join(' ')
+  }
+
+  #nextStep(name, err) {
+    const registry = this.#registry
+    switch (err.code) {
+      case 'ERR_UNKNOWN_HANDLE':
+        // The message lists the live handles.
+        return 'Use a live handle, or spawn the command again for a new one.'
+      case 'ERR_LIMIT':
+        return this.liveHandles('abort one you no longer need')
+      case 'ERR_INVALID_INPUT': {
+        // A field error gets the valid shapes; the other messages (input to a
+        // command without input, to a stopped handle) already say what to do.
+        if (!/^input\b|unknown command/.test(err.message)) return ''
+        let schema
+        try {
+          schema = registry.schema(name)
+        } catch {
+          return ''
+        }
+        if (schema && Array.isArray(schema.oneOf)) {
+          return `Valid calls of ${name}:\n${validCalls(schema).join('\n')}`
+        }
+        return ''
+      }
+      default:
+        return ''
+    }
+  }
+
+  /** `Live handles: h1 (git stage, running), …` or how to start one. */
+  liveHandles(advice) {
+    const handles = this.#registry.list()
+    if (handles.length === 0) return 'There are no live handles; start one with a spawn call (or pty_start for a terminal session).'
+    const text = handles
+      .map((h) => `${h.id} (${h.tool} ${h.command}${h.args.length ? ' ' + h.args.join(' ') : ''}, ${h.state})`)
+      .join(', ')
+    return `Live handles: ${text}${advice ? `; ${advice}` : ''}.`
+  }
+}
+
+/** The caller's bug of calling respond() on a registry without tools. */
+function noTools() {
+  return codedError('ERR_UNKNOWN_TOOL', 'respond() was called on a registry without any tool; register() one first')
+}
+
+/** A model's input given as a JSON string, parsed; throws ERR_INVALID_INPUT when it is not JSON. */
+function parseInput(input) {
+  if (typeof input !== 'string') return input
+  try {
+    return JSON.parse(input)
+  } catch (err) {
+    throw codedError('ERR_INVALID_INPUT', `input is a string but not JSON: ${err.message}`)
+  }
+}
+
+/** ERR_INVALID_INPUT unless `input` is a plain object. */
+function checkInputObject(input, example) {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw codedError('ERR_INVALID_INPUT', `input must be an object such as ${example}, got ${describe(input)}`)
+  }
+}
+
+module.exports = { Replies, isModelError, noTools, parseInput, checkInputObject, sentence, listing }

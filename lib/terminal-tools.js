@@ -1,0 +1,942 @@
+'use strict'
+// The terminal tool set: six general-purpose tools that give a model a
+// terminal beside its domain tools — pty_exec (run to completion), pty_start
+// (a persistent session), pty_read (output since a cursor, or the screen),
+// pty_send (text and named keys), pty_list and pty_stop (the whole process
+// tree). `terminalTools(options)` returns a ToolSet, a plain description
+// (options and tool definitions) that `ToolRegistry#register()` accepts beside
+// interactive tools; each registry that registers it gets its own sessions
+// (a TerminalSessions object, below), shown in its `list()` and events.
+//
+// Programs run without a shell (argv), in a PtySession. Output is the
+// session's transcript stripped of escape sequences; output over
+// `maxOutputLines` lines or `maxOutputBytes` bytes is written to a file whose
+// path is returned, with its head and tail inline.
+//
+// A ToolSet crosses to the isolated host (`isolation: 'process'`) as its
+// options (`toolSetData` / `toolSetFromData`); an `allow` function cannot
+// cross, so the isolated registry checks it in the agent's process before it
+// forwards a call (`checkAllowed`), and the host gets an allow-all set.
+
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { codedError, describe, invalidArg } = require('./errors.js')
+
+const kToolSet = Symbol('ptypilot.toolSet')
+
+const DEFAULTS = Object.freeze({
+  maxSessions: 16,
+  maxOutputLines: 2000,
+  maxOutputBytes: 51200,
+  defaultTimeoutMs: 60000,
+  maxTimeoutMs: 300000,
+  maxWaitMs: 30000,
+  stopGraceMs: 2000,
+  cols: 120,
+  rows: 30,
+})
+/** Lines of a spilled output shown inline: the first and the last. */
+const SPILL_HEAD_LINES = 50
+const SPILL_TAIL_LINES = 150
+/** Characters of a spilled output shown inline at most, head and tail. */
+const SPILL_HEAD_CHARS = 8000
+const SPILL_TAIL_CHARS = 16000
+/** Quiet period that ends a pty_read wait once output came. */
+const READ_QUIET_MS = 100
+
+// ---------- the tool definitions ----------
+
+const ID_FIELD = { type: 'string', description: 'The session id (from pty_start, pty_exec or pty_list).' }
+const ARGS_FIELD = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Arguments, one per element (no shell: no quoting, globs, pipes or redirections).',
+}
+
+/** The six tools: name, permission class, description, input fields. */
+function toolSpecs(limits) {
+  return [
+    {
+      name: 'pty_exec',
+      permission: 'start',
+      title: 'Run a command',
+      description:
+        'Run a program in a terminal and wait for it to finish; returns its exit code and output. ' +
+        'The program runs directly, without a shell: put the executable in command and each argument in args ' +
+        '(["install"], not "npm install"); for shell syntax run command "sh" with args ["-c", "..."]. ' +
+        `If it does not finish within timeout_ms (default ${limits.defaultTimeoutMs}, at most ${limits.maxTimeoutMs}) ` +
+        'you get the output so far and a session id: it keeps running, follow it with pty_read or stop it with pty_stop. ' +
+        `Output over ${limits.maxOutputLines} lines or ${limits.maxOutputBytes} bytes is written to a file whose path is given, ` +
+        'with its first and last lines shown. Use for builds, tests, git and other commands that end on their own.',
+      fields: {
+        command: { type: 'string', description: 'The executable, looked up on PATH (e.g. "npm", "git", "python3").' },
+        args: ARGS_FIELD,
+        cwd: { type: 'string', description: 'Working directory (relative to the default one); default: the default one.' },
+        timeout_ms: {
+          type: 'integer',
+          minimum: 1,
+          maximum: limits.maxTimeoutMs,
+          description: `How long to wait for the program to finish, in ms (default ${limits.defaultTimeoutMs}, at most ${limits.maxTimeoutMs}).`,
+        },
+      },
+      required: ['command'],
+    },
+    {
+      name: 'pty_start',
+      permission: 'start',
+      title: 'Start a terminal session',
+      description:
+        'Start a long-running program (a dev server, a REPL, a watcher, an interactive program) in a terminal ' +
+        'session and return its id at once. Run without a shell, as pty_exec. Then read its output with pty_read, ' +
+        'type into it with pty_send and stop it with pty_stop. Each call starts a new process: check pty_list first ' +
+        'for a session that already runs.',
+      fields: {
+        command: { type: 'string', description: 'The executable, looked up on PATH (e.g. "python3", "npm").' },
+        args: ARGS_FIELD,
+        cwd: { type: 'string', description: 'Working directory (relative to the default one); default: the default one.' },
+        title: { type: 'string', description: 'A label for the session, shown by pty_list.' },
+      },
+      required: ['command'],
+    },
+    {
+      name: 'pty_read',
+      permission: 'read',
+      title: 'Read a terminal session',
+      description:
+        'Read the output of a session, stripped of terminal escapes. Without since: the output from the start ' +
+        '(tail limits it to the last lines); with since: only the output after that cursor. Every reply ends with ' +
+        'the session state (running, or exited with its code) and the new cursor: pass it as since next time so ' +
+        `you only get new output. wait_ms (at most ${limits.maxWaitMs}) waits for new output first (500-2000 to poll). ` +
+        'screen: true returns the current screen instead, for full-screen programs (vim, less, top, menus).',
+      fields: {
+        id: ID_FIELD,
+        since: { type: 'integer', minimum: 0, description: 'The cursor of the previous read: only output after it.' },
+        tail: { type: 'integer', minimum: 1, description: 'Only the last this many lines (useful on a first read).' },
+        wait_ms: {
+          type: 'integer',
+          minimum: 0,
+          maximum: limits.maxWaitMs,
+          description: `Wait up to this many ms for new output before reading (at most ${limits.maxWaitMs}).`,
+        },
+        screen: { type: 'boolean', description: 'Return the current screen (rows as shown, with the cursor) instead of the output.' },
+      },
+      required: ['id'],
+    },
+    {
+      name: 'pty_send',
+      permission: 'input',
+      title: 'Type into a terminal session',
+      description:
+        'Type into a running session. End a line with <enter> (or \\r) to submit it. Named keys go in angle ' +
+        'brackets: <enter>, <tab>, <esc>, <backspace>, <up>, <down>, <left>, <right>, <pageup>, <pagedown>, ' +
+        '<ctrl+c> (interrupt), <ctrl+d> (end of input), <ctrl+z>, <alt+x>, <f1>…<f12>; raw control characters ' +
+        'work too. Write <lt> for a literal "<" before a key name. Then read the answer with pty_read (the reply ' +
+        'gives the cursor to read from).',
+      fields: {
+        id: ID_FIELD,
+        input: { type: 'string', description: 'Text and named keys to type, e.g. "print(1+1)<enter>" or "<ctrl+c>".' },
+      },
+      required: ['id', 'input'],
+    },
+    {
+      name: 'pty_list',
+      permission: 'read',
+      title: 'List terminal sessions',
+      description: 'List the terminal sessions: id, state (running or exited with its code), program, title, pid and output cursor.',
+      fields: {},
+      required: [],
+    },
+    {
+      name: 'pty_stop',
+      permission: 'stop',
+      title: 'Stop a terminal session',
+      description:
+        'Stop a session: terminate its program and every process it started (the whole tree), then remove the session.',
+      fields: { id: ID_FIELD },
+      required: ['id'],
+    },
+  ]
+}
+
+/** MCP tool annotations from a permission class. */
+function annotationsFor(permission, title, name) {
+  switch (permission) {
+    case 'read':
+      return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+    case 'stop':
+      return { title, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+    default:
+      // A program started, or keys typed into one, can do anything.
+      return { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: name !== 'pty_send' }
+  }
+}
+
+/** The input schema: optional fields optional (Anthropic, MCP). */
+function inputSchema(spec) {
+  return {
+    type: 'object',
+    properties: structuredClone(spec.fields),
+    required: [...spec.required],
+    additionalProperties: false,
+  }
+}
+
+/**
+ * The strict form OpenAI wants: every field required, optional ones nullable
+ * (`null` stands for "not given"), no `minimum`/`maximum` (strict mode
+ * rejects some keywords; the limits are in the descriptions and checked on
+ * every call).
+ */
+function strictSchema(spec) {
+  const properties = {}
+  for (const [key, field] of Object.entries(spec.fields)) {
+    const { minimum, maximum, ...rest } = structuredClone(field)
+    if (!spec.required.includes(key)) rest.type = [rest.type, 'null']
+    properties[key] = rest
+  }
+  return { type: 'object', properties, required: Object.keys(spec.fields), additionalProperties: false }
+}
+
+/** One tool of a set as `format`'s API expects it. */
+function definitionOf(tool, format) {
+  switch (format) {
+    case 'openai':
+      return {
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.strictSchema), strict: true },
+      }
+    case 'openai-responses':
+      return { type: 'function', name: tool.name, description: tool.description, parameters: structuredClone(tool.strictSchema), strict: true }
+    case 'mcp':
+      return {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: structuredClone(tool.inputSchema),
+        annotations: { ...tool.annotations },
+      }
+    default:
+      return { name: tool.name, description: tool.description, input_schema: structuredClone(tool.inputSchema) }
+  }
+}
+
+// ---------- options ----------
+
+const OPTION_KEYS = ['cwd', 'maxSessions', 'spillDir', 'allow', 'env', 'cols', 'rows', ...Object.keys(DEFAULTS)]
+
+function checkInteger(value, what, min, max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalidArg(`${what} must be an integer from ${min} to ${max}, got ${describe(value)}`)
+  }
+}
+
+/** The options, checked, with defaults filled in. */
+function normalizeOptions(options) {
+  if (options === undefined || options === null) options = {}
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArg(`terminalTools() options must be an object, got ${describe(options)}`)
+  }
+  const out = { ...DEFAULTS }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw invalidArg(`unknown option "${key}" of terminalTools() (known: ${[...new Set(OPTION_KEYS)].join(', ')})`)
+    }
+    const value = options[key]
+    if (value === undefined) continue
+    switch (key) {
+      case 'cwd':
+      case 'spillDir':
+        if (typeof value !== 'string' || value === '') throw invalidArg(`options.${key} must be a path, got ${describe(value)}`)
+        out[key] = path.resolve(value)
+        break
+      case 'allow':
+        if (typeof value === 'function') out.allow = value
+        else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) out.allow = [...value]
+        else throw invalidArg(`options.allow must be a function (command) => boolean or an array of command names, got ${describe(value)}`)
+        break
+      case 'env':
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          throw invalidArg(`options.env must be an object of strings, got ${describe(value)}`)
+        }
+        for (const [k, v] of Object.entries(value)) {
+          if (v !== undefined && typeof v !== 'string') throw invalidArg(`options.env.${k} must be a string or undefined, got ${describe(v)}`)
+        }
+        out.env = { ...value }
+        break
+      case 'maxSessions':
+        checkInteger(value, `options.${key}`, 1, 10000)
+        out[key] = value
+        break
+      case 'maxOutputLines':
+        checkInteger(value, `options.${key}`, 10, 1e7)
+        out[key] = value
+        break
+      case 'maxOutputBytes':
+        checkInteger(value, `options.${key}`, 1024, 1e9)
+        out[key] = value
+        break
+      case 'cols':
+      case 'rows':
+        checkInteger(value, `options.${key}`, 2, 1000)
+        out[key] = value
+        break
+      default:
+        // Milliseconds.
+        checkInteger(value, `options.${key}`, key === 'stopGraceMs' || key === 'maxWaitMs' ? 0 : 1, 2 ** 31 - 1)
+        out[key] = value
+    }
+  }
+  if (out.defaultTimeoutMs > out.maxTimeoutMs) {
+    throw invalidArg(`options.defaultTimeoutMs (${out.defaultTimeoutMs}) must not exceed options.maxTimeoutMs (${out.maxTimeoutMs})`)
+  }
+  return out
+}
+
+// ---------- the ToolSet ----------
+
+/**
+ * The terminal tool set. See index.d.ts (`terminalTools`, `ToolSet`).
+ */
+function terminalTools(options) {
+  const opts = normalizeOptions(options)
+  const tools = toolSpecs(opts).map((spec) => {
+    const inSchema = inputSchema(spec)
+    return Object.freeze({
+      name: spec.name,
+      description: spec.description,
+      permission: spec.permission,
+      inputSchema: inSchema,
+      strictSchema: strictSchema(spec),
+      annotations: annotationsFor(spec.permission, spec.title, spec.name),
+    })
+  })
+  const set = {
+    kind: 'terminal',
+    name: 'terminal',
+    options: opts,
+    tools,
+  }
+  Object.defineProperty(set, kToolSet, { value: true })
+  return Object.freeze(set)
+}
+
+function isToolSet(value) {
+  return value !== null && typeof value === 'object' && value[kToolSet] === true
+}
+
+/** The ToolSet as data that crosses IPC: its options, without an `allow` function. */
+function toolSetData(set) {
+  const { allow, ...options } = set.options
+  return { kind: set.kind, options: typeof allow === 'function' ? options : { ...options, allow } }
+}
+
+function toolSetFromData(data) {
+  if (!data || data.kind !== 'terminal') throw invalidArg(`unknown tool set kind ${describe(data && data.kind)}`)
+  return terminalTools(data.options)
+}
+
+/** Whether the set's `allow` lets `command` run (its base name or the path as given). */
+function allowed(set, command) {
+  const { allow } = set.options
+  if (allow === undefined) return true
+  if (typeof allow === 'function') return allow(command) === true
+  return allow.includes(command) || allow.includes(path.basename(command))
+}
+
+function deniedError(set, command) {
+  const { allow } = set.options
+  const which = Array.isArray(allow) ? ` (allowed: ${allow.join(', ') || 'none'})` : ''
+  const err = codedError('ERR_INVALID_INPUT', `input.command ${JSON.stringify(command)} is not allowed here${which}`)
+  err.denied = true
+  return err
+}
+
+/**
+ * For a registry that cannot run `allow` itself (the isolated host): the
+ * error a call of tool `name` with `input` gets from the set's `allow`, or
+ * null when it may run (or is not a start call).
+ */
+function checkAllowed(set, name, input) {
+  if (name !== 'pty_exec' && name !== 'pty_start') return null
+  if (typeof set.options.allow !== 'function') return null
+  let value = input
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      return null
+    }
+  }
+  const command = value !== null && typeof value === 'object' ? value.command : undefined
+  if (typeof command !== 'string') return null
+  return allowed(set, command) ? null : deniedError(set, command)
+}
+
+// ---------- input checks ----------
+
+function invalidInput(message) {
+  return codedError('ERR_INVALID_INPUT', message)
+}
+
+/**
+ * The call's fields, checked against the tool's spec; `null` counts as not
+ * given (OpenAI strict mode sends it for unused fields).
+ */
+function readInput(tool, input) {
+  if (typeof input === 'string') {
+    try {
+      input = input.trim() === '' ? {} : JSON.parse(input)
+    } catch (err) {
+      throw invalidInput(`input is a string but not JSON: ${err.message}`)
+    }
+  }
+  if (input === undefined || input === null) input = {}
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw invalidInput(`input of ${tool.name} must be an object, got ${describe(input)}`)
+  }
+  const props = tool.inputSchema.properties
+  const known = Object.keys(props)
+  const out = {}
+  for (const key of Object.keys(input)) {
+    const value = input[key]
+    if (!Object.hasOwn(props, key)) {
+      throw invalidInput(
+        `input.${key} is not a field of ${tool.name}${known.length ? ` (fields: ${known.join(', ')})` : ' (it takes no fields)'}`,
+      )
+    }
+    if (value === null || value === undefined) continue
+    const field = props[key]
+    switch (field.type) {
+      case 'string':
+        if (typeof value !== 'string') throw invalidInput(`input.${key} must be a string, got ${describe(value)}`)
+        break
+      case 'boolean':
+        if (typeof value !== 'boolean') throw invalidInput(`input.${key} must be true or false, got ${describe(value)}`)
+        break
+      case 'integer': {
+        const min = field.minimum ?? 0
+        const max = field.maximum ?? Number.MAX_SAFE_INTEGER
+        if (!Number.isSafeInteger(value)) throw invalidInput(`input.${key} must be an integer, got ${describe(value)}`)
+        if (value < min || value > max) {
+          throw invalidInput(`input.${key} must be ${field.maximum === undefined ? `at least ${min}` : `from ${min} to ${max}`}, got ${value}`)
+        }
+        break
+      }
+      case 'array':
+        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+          throw invalidInput(`input.${key} must be an array of strings, got ${describe(value)}`)
+        }
+        break
+    }
+    out[key] = value
+  }
+  for (const key of tool.inputSchema.required) {
+    if (out[key] === undefined) throw invalidInput(`input.${key} is required for ${tool.name}`)
+  }
+  return out
+}
+
+// ---------- output ----------
+
+function countLines(text) {
+  if (text === '') return 0
+  let n = 0
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++
+  return text.endsWith('\n') ? n : n + 1
+}
+
+/**
+ * `text` cut to its first `headLines` lines (at most `headChars` characters)
+ * and its last `tailLines` lines (at most `tailChars`): `{ head, tail,
+ * omitted }`, `omitted` the number of lines between them.
+ */
+function headAndTail(text, headLines, headChars, tailLines, tailChars) {
+  const lines = text.split('\n')
+  const last = lines.pop() // '' after a final newline
+  if (last !== '') lines.push(last)
+  const end = (i) => (i < lines.length - 1 || last === '' ? '\n' : '')
+  const headCount = Math.min(headLines, lines.length)
+  const tailCount = Math.min(tailLines, lines.length - headCount)
+  let head = lines.slice(0, headCount).map((l, i) => l + end(i)).join('')
+  let tail = lines.slice(lines.length - tailCount).map((l, i) => l + end(lines.length - tailCount + i)).join('')
+  if (head.length > headChars) head = `${head.slice(0, headChars)}…\n`
+  if (tail.length > tailChars) tail = `…${tail.slice(tail.length - tailChars)}`
+  return { head, tail, omitted: lines.length - headCount - tailCount }
+}
+
+// ---------- sessions ----------
+
+/**
+ * The sessions of one registry's terminal tools. `host` gives `emit(event)`
+ * (or undefined), `cwd` (the registry's default), `firstId` (the number of the
+ * first session id) and `renderContent(id, state)` for screens.
+ */
+class TerminalSessions {
+  #set
+  #tools
+  #opts
+  #host
+  #PtySession
+  /** Sessions by id, in start order. */
+  #sessions = new Map()
+  #nextId
+  #spillDir = null
+  #spillCount = 0
+
+  constructor(set, host, PtySession) {
+    this.#set = set
+    this.#opts = set.options
+    this.#tools = new Map(set.tools.map((t) => [t.name, t]))
+    this.#host = host
+    this.#PtySession = PtySession
+    this.#nextId = Math.max(1, Math.floor(host.firstId ?? 1))
+  }
+
+  get set() {
+    return this.#set
+  }
+
+  /** The names of the set's tools. */
+  names() {
+    return [...this.#tools.keys()]
+  }
+
+  tool(name) {
+    return this.#tools.get(name)
+  }
+
+  /** Removes a tool from this registry's view of the set; true when none is left. */
+  drop(name) {
+    this.#tools.delete(name)
+    return this.#tools.size === 0
+  }
+
+  /** Carries out a call; resolves with the tool's typed result. */
+  async call(name, input) {
+    const tool = this.#tools.get(name)
+    if (tool === undefined) throw codedError('ERR_UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
+    const fields = readInput(tool, input)
+    switch (name) {
+      case 'pty_exec':
+        return this.#exec(fields)
+      case 'pty_start':
+        return this.#start(fields)
+      case 'pty_read':
+        return this.#read(fields)
+      case 'pty_send':
+        return this.#send(fields)
+      case 'pty_list':
+        return { sessions: this.list().map((h) => this.#describe(this.#sessions.get(h.id))) }
+      case 'pty_stop':
+        return this.#stop(fields)
+    }
+    throw codedError('ERR_UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
+  }
+
+  /** The sessions as `HandleInfo`s. */
+  list() {
+    return [...this.#sessions.values()].filter((s) => !s.forgotten).map((s) => this.#info(s))
+  }
+
+  /** True when `id` is a session of this set. */
+  has(id) {
+    const s = this.#sessions.get(id)
+    return s !== undefined && !s.forgotten
+  }
+
+  /** Waits for session `id` to exit (or `timeoutMs`); its state as a `ToolState`. */
+  async wait(id, timeoutMs) {
+    const s = this.#session(id)
+    if (s.exit === null) {
+      let timer
+      const timeout = new Promise((resolve) => {
+        if (timeoutMs !== undefined) timer = setTimeout(resolve, timeoutMs)
+      })
+      await Promise.race([s.pty.exited, timeout])
+      clearTimeout(timer)
+      await Promise.resolve()
+    }
+    const output = s.pty.read({ tail: 200 }).text
+    if (s.exit === null) return { id, state: 'running', content: output }
+    if (s.exit.exitCode === 0 || s.stopped) return { id, state: 'stopped', result: { ok: true, content: output } }
+    const trace = output.split('\n').filter((l) => l.trim() !== '').slice(-20)
+    return { id, state: 'stopped', result: { ok: false, error: { message: describeExit(s.exit, true), trace, transient: false } } }
+  }
+
+  /** Stops every session (the whole tree of each) and waits for them. */
+  async stopAll() {
+    const all = [...this.#sessions.values()]
+    await Promise.all(all.filter((s) => s.exit === null).map((s) => this.#terminate(s)))
+  }
+
+  // ----- the tools -----
+
+  #cwd(fields) {
+    const base = this.#opts.cwd ?? this.#host.cwd ?? process.cwd()
+    return fields.cwd === undefined ? base : path.resolve(base, fields.cwd)
+  }
+
+  #spawn(tool, fields) {
+    const { command } = fields
+    if (command.trim() === '') throw invalidInput('input.command must name a program, got an empty string')
+    if (!allowed(this.#set, command)) throw deniedError(this.#set, command)
+    const running = [...this.#sessions.values()].filter((s) => s.exit === null).length
+    if (running >= this.#opts.maxSessions) {
+      throw codedError(
+        'ERR_LIMIT',
+        `too many running sessions (${running}, limit ${this.#opts.maxSessions}); stop one with pty_stop first`,
+      )
+    }
+    const cwd = this.#cwd(fields)
+    const args = fields.args ?? []
+    const emit = this.#host.emit
+    const id = `pty${this.#nextId}`
+    let pty
+    try {
+      pty = this.#PtySession.spawn(
+        { command, args, cwd, cols: this.#opts.cols, rows: this.#opts.rows, env: this.#opts.env },
+        emit === undefined ? undefined : (chunk) => emit({ type: 'output', id, chunk }),
+      )
+    } catch (err) {
+      if (err.code === 'ERR_SPAWN' && /\s/.test(command.trim()) && args.length === 0) {
+        err.message += `; programs run without a shell: put the program in command and its arguments in args, e.g. {"command": ${JSON.stringify(command.trim().split(/\s+/)[0])}, "args": ${JSON.stringify(command.trim().split(/\s+/).slice(1))}}`
+      }
+      throw err
+    }
+    this.#nextId++
+    const s = {
+      id,
+      tool: tool.name,
+      command,
+      args,
+      cwd,
+      title: fields.title ?? null,
+      pty,
+      pid: pty.pid,
+      startedAt: Date.now(),
+      finishedAt: null,
+      exit: null,
+      stopped: false,
+      forgotten: false,
+    }
+    this.#sessions.set(id, s)
+    if (emit !== undefined) emit({ type: 'started', ...this.#info(s) })
+    pty.exited.then((exit) => {
+      s.exit = exit
+      s.finishedAt = Date.now()
+      if (emit !== undefined) emit({ type: 'finished', durationMs: s.finishedAt - s.startedAt, ...this.#info(s) })
+      this.#evict()
+    })
+    return s
+  }
+
+  /** Forgets the oldest exited sessions beyond `maxSessions` kept. */
+  #evict() {
+    const exited = [...this.#sessions.values()].filter((s) => s.exit !== null)
+    for (const s of exited.slice(0, Math.max(0, exited.length - this.#opts.maxSessions))) this.#sessions.delete(s.id)
+  }
+
+  async #exec(fields) {
+    const timeoutMs = fields.timeout_ms ?? this.#opts.defaultTimeoutMs
+    if (timeoutMs > this.#opts.maxTimeoutMs) {
+      throw invalidInput(`input.timeout_ms must be at most ${this.#opts.maxTimeoutMs}, got ${timeoutMs}`)
+    }
+    const s = this.#spawn(this.#tools.get('pty_exec'), fields)
+    let timer
+    const timedOut = await Promise.race([
+      s.pty.exited.then(() => false),
+      new Promise((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ])
+    clearTimeout(timer)
+    if (!timedOut) {
+      s.exit ??= await s.pty.exited
+      const out = this.#output(s, s.pty.read())
+      this.#sessions.delete(s.id)
+      return { id: s.id, status: 'exited', timedOut: false, timeoutMs, exitCode: s.exit.exitCode, signal: s.exit.signal, ...out }
+    }
+    const out = this.#output(s, s.pty.read())
+    return { id: s.id, status: 'running', timedOut: true, timeoutMs, exitCode: null, signal: null, ...out }
+  }
+
+  async #start(fields) {
+    const s = this.#spawn(this.#tools.get('pty_start'), fields)
+    return this.#describe(s)
+  }
+
+  async #read(fields) {
+    const s = this.#session(fields.id)
+    const { since, tail } = fields
+    const waitMs = fields.wait_ms ?? 0
+    const end = s.pty.read({ tail: 0 }).cursor
+    if (since !== undefined && since > end) {
+      throw invalidInput(`input.since ${since} is past the end of ${s.id}'s output (its cursor is ${end}); use the cursor of your last read`)
+    }
+    if (waitMs > 0 && s.exit === null) await this.#waitOutput(s, since ?? end, waitMs, since === undefined && end > 0)
+    if (fields.screen === true) {
+      const screen = s.pty.screen()
+      const state = { id: s.id, state: 'running', content: screen.text }
+      const read = s.pty.read({ tail: 0 })
+      return {
+        ...this.#status(s),
+        screen: {
+          text: screen.text,
+          lines: screen.lines,
+          cursor: screen.cursor,
+          cols: screen.cols,
+          rows: screen.rows,
+          altScreen: screen.altScreen,
+          title: screen.title,
+        },
+        content: this.#host.renderContent(s.id, state),
+        cursor: read.cursor,
+      }
+    }
+    const read = s.pty.read({ since, tail })
+    return { ...this.#status(s), ...this.#output(s, read) }
+  }
+
+  /** Waits until output after `from` came (then a quiet period), the program exited, or `ms` passed. */
+  async #waitOutput(s, from, ms, already) {
+    const deadline = Date.now() + ms
+    if (!already) {
+      try {
+        await s.pty.waitFor(/[\s\S]/, { since: from, in: 'output', timeoutMs: ms })
+      } catch (err) {
+        if (err.code !== 'ERR_TIMEOUT' && err.code !== 'ERR_NOT_RUNNING') throw err
+        return
+      }
+    }
+    const left = deadline - Date.now()
+    if (left > 0 && s.pty.running) {
+      try {
+        await s.pty.waitForSettle({ quietMs: Math.min(READ_QUIET_MS, left), timeoutMs: left })
+      } catch (err) {
+        if (err.code !== 'ERR_NOT_RUNNING') throw err
+      }
+    }
+  }
+
+  async #send(fields) {
+    const s = this.#session(fields.id)
+    if (s.exit !== null || !s.pty.running) {
+      throw codedError(
+        'ERR_NOT_RUNNING',
+        `session ${s.id} has exited (${describeExit(s.exit, false)}); the input was not sent. Read its output with pty_read, or start it again with pty_start`,
+      )
+    }
+    if (fields.input === '') throw invalidInput('input.input is empty; nothing to send')
+    const cursor = s.pty.read({ tail: 0 }).cursor
+    let bytes
+    try {
+      bytes = s.pty[kWriteInput](fields.input)
+    } catch (err) {
+      if (err.code === 'ERR_NOT_RUNNING') {
+        throw codedError('ERR_NOT_RUNNING', `session ${s.id} has exited; the input was not sent. Read its output with pty_read`)
+      }
+      throw err
+    }
+    return { id: s.id, bytes, cursor }
+  }
+
+  async #stop(fields) {
+    const s = this.#session(fields.id)
+    if (s.exit === null) await this.#terminate(s)
+    s.forgotten = true
+    this.#sessions.delete(s.id)
+    return { id: s.id, status: 'exited', exitCode: s.exit.exitCode, signal: s.exit.signal, stopped: s.stopped }
+  }
+
+  async #terminate(s) {
+    s.stopped = true
+    const exit = await s.pty.terminate({ graceMs: this.#opts.stopGraceMs })
+    if (s.exit === null) {
+      s.exit = exit
+      s.finishedAt = Date.now()
+    }
+  }
+
+  // ----- helpers -----
+
+  #session(id) {
+    const s = this.#sessions.get(id)
+    if (s === undefined || s.forgotten) {
+      const live = this.list()
+      const which = live.length === 0 ? 'there are no sessions' : `the sessions are ${live.map((h) => h.id).join(', ')}`
+      throw codedError('ERR_UNKNOWN_HANDLE', `no terminal session ${JSON.stringify(id)}; ${which}`)
+    }
+    return s
+  }
+
+  #status(s) {
+    return {
+      id: s.id,
+      status: s.exit === null ? 'running' : 'exited',
+      exitCode: s.exit === null ? null : s.exit.exitCode,
+      signal: s.exit === null ? null : s.exit.signal,
+    }
+  }
+
+  /** The read's text, inline or spilled to a file. */
+  #output(s, read) {
+    const { text, cursor, truncated } = read
+    const bytes = Buffer.byteLength(text)
+    const lines = countLines(text)
+    if (lines <= this.#opts.maxOutputLines && bytes <= this.#opts.maxOutputBytes) {
+      return { output: text, cursor, truncated, lines, bytes, spillPath: null }
+    }
+    const file = this.#spill(s.id, text)
+    const { head, tail, omitted } = headAndTail(text, SPILL_HEAD_LINES, SPILL_HEAD_CHARS, SPILL_TAIL_LINES, SPILL_TAIL_CHARS)
+    const output = `${head}[… ${omitted} line${omitted === 1 ? '' : 's'} omitted; the whole output is in ${file} …]\n${tail}`
+    return { output, cursor, truncated, lines, bytes, spillPath: file }
+  }
+
+  #spill(id, text) {
+    if (this.#spillDir === null) {
+      if (this.#opts.spillDir !== undefined) {
+        fs.mkdirSync(this.#opts.spillDir, { recursive: true })
+        this.#spillDir = this.#opts.spillDir
+      } else {
+        this.#spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptypilot-output-'))
+      }
+    }
+    this.#spillCount++
+    const file = path.join(this.#spillDir, `${id}-${this.#spillCount}-${crypto.randomBytes(3).toString('hex')}.txt`)
+    fs.writeFileSync(file, text)
+    return file
+  }
+
+  #info(s) {
+    let state = 'running'
+    if (s.exit !== null) state = s.stopped ? 'aborted' : s.exit.exitCode === 0 ? 'success' : 'error'
+    return {
+      id: s.id,
+      tool: s.tool,
+      command: s.command,
+      args: [...s.args],
+      pid: s.pid,
+      state,
+      startedAt: s.startedAt,
+      finishedAt: s.finishedAt,
+      exitCode: s.exit === null ? null : s.exit.exitCode,
+    }
+  }
+
+  #describe(s) {
+    return {
+      ...this.#status(s),
+      command: s.command,
+      args: [...s.args],
+      title: s.title,
+      cwd: s.cwd,
+      pid: s.pid,
+      startedAt: s.startedAt,
+      cursor: s.pty.read({ tail: 0 }).cursor,
+    }
+  }
+}
+
+function describeExit(exit, capital) {
+  const text = exit === null ? 'still running' : exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.exitCode}`
+  return capital ? text[0].toUpperCase() + text.slice(1) : text
+}
+
+// ---------- replies for the model ----------
+
+function statusLine(r) {
+  const state = r.status === 'running' ? 'running' : describeExit({ exitCode: r.exitCode, signal: r.signal }, false)
+  return `[session ${r.id}: ${state}] [cursor: ${r.cursor}]`
+}
+
+function outputText(r, emptyText) {
+  const parts = []
+  if (r.truncated) parts.push('[older output was dropped from the session\'s buffer; showing what is kept]')
+  if (r.spillPath !== null) {
+    parts.push(`[output: ${r.lines} lines, ${r.bytes} bytes — too long to show; written in full to ${r.spillPath}; its first and last lines follow]`)
+  }
+  parts.push(r.output === '' ? emptyText : r.output.replace(/\n$/, ''))
+  return parts.join('\n')
+}
+
+function quoteCall(name, fields) {
+  return `${name} ${JSON.stringify(fields)}`
+}
+
+/** The text the model reads for a tool's result. */
+function resultText(name, r) {
+  switch (name) {
+    case 'pty_exec': {
+      if (!r.timedOut) {
+        return `${outputText(r, '(no output)')}\n[${describeExit({ exitCode: r.exitCode, signal: r.signal }, false)}]`
+      }
+      return (
+        `${outputText(r, '(no output yet)')}\n` +
+        `[not finished after ${r.timeoutMs} ms: it keeps running as session ${r.id}; follow it with ` +
+        `${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 2000 })} or stop it with ${quoteCall('pty_stop', { id: r.id })}]\n` +
+        statusLine(r)
+      )
+    }
+    case 'pty_start':
+      return (
+        `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}. ` +
+        `Read its output with ${quoteCall('pty_read', { id: r.id, wait_ms: 1000 })}.`
+      )
+    case 'pty_read':
+      if (r.screen !== undefined) {
+        const { cursor } = r.screen
+        return `[screen of ${r.id}, ${r.screen.cols}x${r.screen.rows}, cursor at row ${cursor.row + 1}, column ${cursor.col + 1}]\n${r.content}\n${statusLine(r)}`
+      }
+      return `${outputText(r, '(no new output)')}\n${statusLine(r)}`
+    case 'pty_send':
+      return `Sent ${r.bytes} byte${r.bytes === 1 ? '' : 's'} to ${r.id}. Read the answer with ${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 1000 })}.`
+    case 'pty_list':
+      if (r.sessions.length === 0) return 'No terminal sessions.'
+      return r.sessions
+        .map((s) => {
+          const state = s.status === 'running' ? 'running' : describeExit({ exitCode: s.exitCode, signal: s.signal }, false)
+          return `${s.id}: ${state}; ${[s.command, ...s.args].join(' ')}${s.title ? ` ("${s.title}")` : ''}; pid ${s.pid}; cursor ${s.cursor}`
+        })
+        .join('\n')
+    case 'pty_stop':
+      return `Stopped session ${r.id} (${describeExit({ exitCode: r.exitCode, signal: r.signal }, false)}); its processes are gone and the session is removed.`
+  }
+  return JSON.stringify(r)
+}
+
+/** Whether a result is an error for the model (a command that failed). */
+function resultIsError(name, r) {
+  return name === 'pty_exec' && !r.timedOut && r.exitCode !== 0
+}
+
+/** The text the model reads for an error of a terminal tool: the message, then what to do next. */
+function errorText(name, err) {
+  const message = String(err.message).trim()
+  const parts = [`Error: ${/[.!?]$/.test(message) ? message : `${message}.`}`]
+  if (err.code === 'ERR_INVALID_INPUT' && !err.denied && /^input/.test(message)) {
+    const tool = toolSpecs(DEFAULTS).find((t) => t.name === name)
+    if (tool !== undefined) {
+      const fields = Object.keys(tool.fields).map((k) => (tool.required.includes(k) ? k : `${k}?`))
+      parts.push(fields.length ? `${name} takes { ${fields.join(', ')} }.` : `${name} takes no fields ({}).`)
+    }
+  }
+  if (err.code === 'ERR_UNKNOWN_HANDLE') parts.push('pty_list shows the sessions; pty_start starts one.')
+  return parts.join(' ')
+}
+
+/** Internal: PtySession's "type input with named keys" (index.js installs it). */
+const kWriteInput = Symbol.for('ptypilot.writeInput')
+
+module.exports = {
+  terminalTools,
+  isToolSet,
+  toolSetData,
+  toolSetFromData,
+  checkAllowed,
+  definitionOf,
+  TerminalSessions,
+  resultText,
+  resultIsError,
+  errorText,
+  kWriteInput,
+  DEFAULTS,
+}
