@@ -160,6 +160,7 @@ const KEYS = {
   registry: ['cwd', 'maxHandles', 'maxContentChars', 'onEvent', 'isolation'],
   tool: ['name', 'description', 'commands', 'cwd'],
   runner: ['defaults', 'onEvent', 'keepFinished'],
+  terminal: ['cwd', 'maxSessions', 'spillDir', 'allow', 'env', 'cols', 'rows', 'maxOutputLines', 'maxOutputBytes', 'defaultTimeoutMs', 'maxTimeoutMs', 'maxWaitMs', 'stopGraceMs'],
 }
 type Kind = keyof typeof KEYS
 
@@ -200,9 +201,12 @@ describe('every public function fails with a documented code on hostile argument
     const shell = own(new ptypilot.Shell(), (s) => s.close())
     const registry = own(new ptypilot.ToolRegistry(), (r) => r.abortAll())
     registry.register(ptypilot.gitTool())
+    registry.register(ptypilot.terminalTools({ allow: (command) => command.startsWith('nosuch') }))
     // The same API, served by a child process.
     const isolated = own(new ptypilot.ToolRegistry({ isolation: 'process' }), (r) => r.abortAll())
     isolated.register(ptypilot.gitTool())
+    isolated.register(ptypilot.terminalTools({ allow: ['nosuch-ptypilot-xyz'] }))
+    const toolNames = ['git', 'nope', 'pty_exec', 'pty_start', 'pty_read', 'pty_send', 'pty_list', 'pty_stop']
     const runner = own(new ptypilot.TaskRunner(), (r) => r.cancelAll())
     const model = new ptypilot.ScreenModel()
     const track = (x: unknown) => {
@@ -248,11 +252,15 @@ describe('every public function fails with a documented code on hostile argument
       ['ToolRegistry#definitions', () => (registry as any).definitions(arg())],
       ['ToolRegistry#call', () => (registry as any).call(pick(['git', 'nope', arg()]), arg())],
       ['ToolRegistry#wait', () => (registry as any).wait(arg(), arg('wait'))],
+      ['ToolRegistry#call', () => (registry as any).call(pick(toolNames), arg())],
+      ['ToolRegistry#respond', () => (registry as any).respond(pick([...toolNames, arg()]), arg())],
+      ['terminalTools', () => P.terminalTools(arg('terminal'))],
       ['isolated ToolRegistry#register', () => (isolated as any).register(arg('tool'))],
       ['isolated ToolRegistry#schema', () => (isolated as any).schema(arg())],
       ['isolated ToolRegistry#definitions', () => (isolated as any).definitions(arg())],
       ['isolated ToolRegistry#call', () => (isolated as any).call(pick(['git', 'nope', arg()]), arg())],
       ['isolated ToolRegistry#wait', () => (isolated as any).wait(arg(), arg('wait'))],
+      ['isolated ToolRegistry#respond', () => (isolated as any).respond(pick([...toolNames, arg()]), arg())],
       ['new TaskRunner', () => new P.TaskRunner(arg('runner'))],
       ['TaskRunner#start', () => (runner as any).start(arg('pty'))],
       ['TaskRunner#onEvent', () => (runner as any).onEvent(arg())],

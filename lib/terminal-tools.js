@@ -23,6 +23,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { codedError, describe, invalidArg } = require('./errors.js')
+const { jsonValue } = require('./args.js')
 
 const kToolSet = Symbol('ptypilot.toolSet')
 
@@ -322,7 +323,13 @@ function terminalTools(options) {
 }
 
 function isToolSet(value) {
-  return value !== null && typeof value === 'object' && value[kToolSet] === true
+  if (value === null || typeof value !== 'object') return false
+  try {
+    return value[kToolSet] === true
+  } catch {
+    // A proxy that throws: not a tool set (register() then says what is wrong with it).
+    return false
+  }
 }
 
 /** The ToolSet as data that crosses IPC: its options, without an `allow` function. */
@@ -395,6 +402,8 @@ function readInput(tool, input) {
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw invalidInput(`input of ${tool.name} must be an object, got ${describe(input)}`)
   }
+  // A plain copy: getters and proxies are read once, and what is not JSON is refused.
+  input = jsonValue(input, 'input', 'ERR_INVALID_INPUT')
   const props = tool.inputSchema.properties
   const known = Object.keys(props)
   const out = {}
