@@ -1140,7 +1140,9 @@ export declare class ToolRegistry {
    */
   call(name: 'pty_exec', input: PtyExecInput | string): Promise<PtyExecResult>
   call(name: 'pty_start', input: PtyStartInput | string): Promise<PtyStartResult>
-  call(name: 'pty_read', input: PtyReadInput | string): Promise<PtyReadResult>
+  call(name: 'pty_read', input: PtyReadInput & { screen: true }): Promise<PtyScreenResult>
+  call(name: 'pty_read', input: (PtyReadInput & { screen?: false | null }) | string): Promise<PtyOutputResult>
+  call(name: 'pty_read', input: PtyReadInput): Promise<PtyReadResult>
   call(name: 'pty_send', input: PtySendInput | string): Promise<PtySendResult>
   call(name: 'pty_list', input?: Record<string, never> | string): Promise<PtyListResult>
   call(name: 'pty_stop', input: PtyStopInput | string): Promise<PtyStopResult>
@@ -1351,18 +1353,20 @@ export interface TerminalSessionInfo extends TerminalStatus {
 }
 /** `pty_start`: the new session. */
 export type PtyStartResult = TerminalSessionInfo
-/** `pty_read`: the output (`since`, `tail`), or with `screen: true` the screen. */
-export type PtyReadResult = TerminalStatus &
-  (
-    | (TerminalOutput & { screen?: undefined })
-    | {
-        /** The end of the output so far. */
-        cursor: number
-        screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
-        /** The screen as the model reads it (what `respond()` sends). */
-        content: string
-      }
-  )
+/** `pty_read` without `screen`: the output (`since`, `tail`). */
+export interface PtyOutputResult extends TerminalStatus, TerminalOutput {
+  screen?: undefined
+}
+/** `pty_read { screen: true }`: the screen. */
+export interface PtyScreenResult extends TerminalStatus {
+  /** The end of the output so far. */
+  cursor: number
+  screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
+  /** The screen as the model reads it (what `respond()` sends). */
+  content: string
+}
+/** `pty_read`: the output, or with `screen: true` the screen. */
+export type PtyReadResult = PtyOutputResult | PtyScreenResult
 /** `pty_send`: bytes written, and the cursor of the output before them (read the answer from it). */
 export interface PtySendResult {
   id: string

@@ -1,0 +1,263 @@
+// The terminal tool set (terminalTools()) in a ToolRegistry: typed call()
+// results, reads by cursor and tail, waits, the screen of a full-screen
+// program, named keys, limits, spills, permission classes, the allow list,
+// options, and unregistering.
+import { describe, it, expect, afterEach, vi } from 'vitest'
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ToolRegistry, terminalTools, type ToolEvent } from '../index.js'
+import { alive } from './helpers'
+
+let registry: ToolRegistry | undefined
+afterEach(async () => {
+  await registry?.abortAll()
+  registry = undefined
+})
+
+function withTools(options: Parameters<typeof terminalTools>[0] = {}, registryOptions = {}) {
+  registry = new ToolRegistry(registryOptions)
+  registry.register(terminalTools(options))
+  return registry
+}
+
+describe('the tool set', () => {
+  it('six tools with permission classes, schemas and MCP annotations derived from them', () => {
+    const set = terminalTools()
+    expect(set.tools.map((t) => [t.name, t.permission])).toEqual([
+      ['pty_exec', 'start'],
+      ['pty_start', 'start'],
+      ['pty_read', 'read'],
+      ['pty_send', 'input'],
+      ['pty_list', 'read'],
+      ['pty_stop', 'stop'],
+    ])
+    for (const tool of set.tools) {
+      expect(tool.annotations.readOnlyHint).toBe(tool.permission === 'read')
+      expect(tool.annotations.destructiveHint).toBe(tool.permission !== 'read')
+      expect(tool.inputSchema.additionalProperties).toBe(false)
+      // The strict form: every field required, the optional ones nullable.
+      expect(tool.strictSchema.required).toEqual(Object.keys(tool.strictSchema.properties))
+    }
+    const exec = set.tools[0]
+    expect(exec.inputSchema.required).toEqual(['command'])
+    expect(exec.strictSchema.properties.timeout_ms).toMatchObject({ type: ['integer', 'null'] })
+    expect(exec.inputSchema.properties.timeout_ms).toMatchObject({ maximum: 300000 })
+    expect(Object.isFrozen(set)).toBe(true)
+  })
+
+  it('sits beside interactive tools: names, schema, definitions; a taken name is refused whole', () => {
+    const r = withTools()
+    r.register({ name: 'sh', commands: [{ name: 'run', program: ['sh', '-c'] }] })
+    expect(r.names()).toEqual(['pty_exec', 'pty_list', 'pty_read', 'pty_send', 'pty_start', 'pty_stop', 'sh'])
+    expect(r.schema('pty_send')).toMatchObject({ required: ['id', 'input'] })
+    expect(() => r.register(terminalTools())).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('"pty_exec" is already registered') }))
+    expect(() => r.register({ name: 'pty_list', commands: [{ name: 'x', program: ['true'] }] })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('"pty_list" is already registered') }),
+    )
+    const other = new ToolRegistry()
+    other.register({ name: 'pty_read', commands: [{ name: 'x', program: ['true'] }] })
+    expect(() => other.register(terminalTools())).toThrow(/"pty_read" is already registered/)
+    expect(other.names()).toEqual(['pty_read'])
+  })
+
+  it('bad options are ERR_INVALID_ARG naming the option', () => {
+    expect(() => terminalTools({ maxSessions: 0 })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('options.maxSessions') }))
+    expect(() => terminalTools({ allow: 'git' as never })).toThrow(/options\.allow/)
+    expect(() => terminalTools({ colour: true } as never)).toThrow(/unknown option "colour"/)
+    expect(() => terminalTools({ defaultTimeoutMs: 10_000, maxTimeoutMs: 5000 })).toThrow(/must not exceed options\.maxTimeoutMs/)
+    expect(() => terminalTools({ env: { A: 1 } as never })).toThrow(/options\.env\.A/)
+  })
+})
+
+describe('pty_exec', () => {
+  it('runs without a shell and returns the exit code and output', async () => {
+    const r = withTools()
+    const result = await r.call('pty_exec', { command: 'sh', args: ['-c', 'echo "$0 $1"; exit 7', 'a b', '*'] })
+    expect(result).toMatchObject({ status: 'exited', exitCode: 7, signal: null, timedOut: false, output: 'a b *\n', spillPath: null, lines: 1 })
+    // An argument is one argv element: no globbing, no splitting.
+    const echo = await r.call('pty_exec', { command: 'echo', args: ['$HOME', '*', 'a  b'] })
+    expect(echo.output).toBe('$HOME * a  b\n')
+    const reply = await r.respond('pty_exec', { command: 'sh', args: ['-c', 'exit 2'] })
+    expect(reply).toMatchObject({ isError: true, text: '(no output)\n[exited with code 2]' })
+    // A finished exec leaves no session behind.
+    expect(r.list()).toEqual([])
+  })
+
+  it('a program that cannot start is ERR_SPAWN for call() and a hint for the model', async () => {
+    const r = withTools()
+    await expect(r.call('pty_exec', { command: 'no-such-program-ptypilot' })).rejects.toMatchObject({ code: 'ERR_SPAWN' })
+    const reply = await r.respond('pty_exec', { command: 'git status --short' })
+    expect(reply.isError).toBe(true)
+    expect(reply.text).toContain('programs run without a shell: put the program in command and its arguments in args, e.g. {"command": "git", "args": ["status","--short"]}')
+  })
+
+  it('timeout_ms: default and maximum from the options; over the maximum is refused', async () => {
+    const r = withTools({ maxTimeoutMs: 1000, defaultTimeoutMs: 200 })
+    const slow = await r.call('pty_exec', { command: 'sh', args: ['-c', 'echo one; sleep 30'] })
+    expect(slow).toMatchObject({ status: 'running', timedOut: true, timeoutMs: 200, id: 'pty1' })
+    expect(r.list()).toMatchObject([{ id: 'pty1', tool: 'pty_exec', command: 'sh', state: 'running' }])
+    await expect(r.call('pty_exec', { command: 'true', timeout_ms: 1001 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      message: 'input.timeout_ms must be from 1 to 1000, got 1001',
+    })
+  })
+
+  it('cwd is relative to the set’s working directory; env is set for the programs', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'ptypilot-tt-'))
+    mkdirSync(join(base, 'sub'))
+    const r = withTools({ cwd: base, env: { PTYPILOT_TT: 'yes' } })
+    expect((await r.call('pty_exec', { command: 'pwd' })).output.trim()).toBe(base)
+    expect((await r.call('pty_exec', { command: 'pwd', cwd: 'sub' })).output.trim()).toBe(join(base, 'sub'))
+    expect((await r.call('pty_exec', { command: 'sh', args: ['-c', 'echo $PTYPILOT_TT'] })).output).toBe('yes\n')
+    // Without its own cwd the set uses the registry's.
+    const r2 = new ToolRegistry({ cwd: join(base, 'sub') })
+    r2.register(terminalTools())
+    expect((await r2.call('pty_exec', { command: 'pwd' })).output.trim()).toBe(join(base, 'sub'))
+  })
+
+  it('output over the line or byte limit is spilled to a file, head and tail inline', async () => {
+    const spillDir = join(mkdtempSync(join(tmpdir(), 'ptypilot-tt-')), 'spill')
+    const r = withTools({ spillDir, maxOutputBytes: 4096 })
+    // 100 lines of 60 characters: under 2000 lines, over 4096 bytes.
+    const result = await r.call('pty_exec', { command: 'sh', args: ['-c', 'for i in $(seq 1 100); do printf "%059d\\n" $i; done'] })
+    expect(result.bytes).toBe(6000)
+    expect(result.spillPath).not.toBeNull()
+    expect(result.spillPath!.startsWith(spillDir)).toBe(true)
+    expect(readFileSync(result.spillPath!, 'utf8')).toHaveLength(6000)
+    // All 100 lines fit in head (50) + tail (150): nothing omitted between them.
+    expect(result.output).toContain('[… 0 lines omitted; the whole output is in')
+    const inline = await r.call('pty_exec', { command: 'seq', args: ['1', '10'] })
+    expect(inline.spillPath).toBeNull()
+  })
+})
+
+describe('pty_start, pty_read, pty_send', () => {
+  it('reads from the start, by tail, since a cursor, and waits for new output', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'seq 1 5; read x; echo "after $x"; read y'], title: 'counter' })
+    expect(s).toMatchObject({ id: 'pty1', status: 'running', title: 'counter', command: 'sh' })
+    const first = await r.call('pty_read', { id: s.id, wait_ms: 5000 })
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id })).output).toBe('1\n2\n3\n4\n5\n'))
+    const tail = await r.call('pty_read', { id: s.id, tail: 2 })
+    expect(tail.output).toBe('4\n5\n')
+    const end = tail.cursor
+    expect(first.cursor).toBeLessThanOrEqual(end)
+    const none = await r.call('pty_read', { id: s.id, since: end })
+    expect(none).toMatchObject({ output: '', cursor: end, status: 'running' })
+    expect(await r.respond('pty_read', { id: s.id, since: end })).toMatchObject({ text: `(no new output)\n[session pty1: running] [cursor: ${end}]` })
+    const sent = await r.call('pty_send', { id: s.id, input: 'go<enter>' })
+    expect(sent).toEqual({ id: 'pty1', bytes: 3, cursor: end })
+    const answer = await r.call('pty_read', { id: s.id, since: sent.cursor, wait_ms: 5000 })
+    expect(answer.output).toContain('after go')
+    await expect(r.call('pty_read', { id: s.id, since: answer.cursor + 100 })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      message: expect.stringContaining('is past the end of pty1'),
+    })
+  })
+
+  it('named keys reach the program as apply sends them: <ctrl+c> interrupts, <up> recalls history', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'python3', args: ['-q'] })
+    await r.call('pty_read', { id: s.id, wait_ms: 5000 })
+    let cursor = (await r.call('pty_send', { id: s.id, input: 'import time; time.sleep(30)<enter>' })).cursor
+    await r.call('pty_read', { id: s.id, since: cursor, wait_ms: 500 })
+    cursor = (await r.call('pty_send', { id: s.id, input: '<ctrl+c>' })).cursor
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, since: cursor, wait_ms: 1000 })).output).toContain('KeyboardInterrupt'), { timeout: 10000 })
+    cursor = (await r.call('pty_send', { id: s.id, input: 'print("again" * 2)<enter>' })).cursor
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, since: cursor, wait_ms: 1000 })).output).toContain('againagain'), { timeout: 10000 })
+    cursor = (await r.call('pty_send', { id: s.id, input: '<up><enter>' })).cursor
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, since: cursor, wait_ms: 1000 })).output).toContain('againagain'), { timeout: 10000 })
+    await expect(r.call('pty_send', { id: s.id, input: '<ctrl+nope>' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' })
+  })
+
+  it('screen: true returns the screen of a full-screen program (less)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-tt-'))
+    writeFileSync(join(dir, 'long.txt'), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join('\n') + '\n')
+    const r = withTools({ cwd: dir, cols: 80, rows: 24 })
+    const s = await r.call('pty_start', { command: 'less', args: ['long.txt'] })
+    await vi.waitFor(async () => {
+      const shown = await r.call('pty_read', { id: s.id, screen: true, wait_ms: 500 })
+      expect(shown.screen.lines[0]).toBe('row 1')
+      expect(shown.screen.altScreen).toBe(true)
+      expect(shown.content.split('\n')[0]).toBe('row 1')
+    }, { timeout: 10000 })
+    await r.call('pty_send', { id: s.id, input: '<pagedown>' })
+    await vi.waitFor(async () => {
+      const reply = await r.respond('pty_read', { id: s.id, screen: true })
+      expect(reply.text).toMatch(/^\[screen of pty1, 80x24, cursor at row 24, column \d+\]\nrow 24\n/)
+      expect(reply.text).toMatch(/\n\[session pty1: running\] \[cursor: \d+\]$/)
+    }, { timeout: 10000 })
+    await r.call('pty_send', { id: s.id, input: 'q' })
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'), { timeout: 10000 })
+  })
+
+  it('pty_send to an exited session is ERR_NOT_RUNNING; pty_read still reads it until pty_stop removes it', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'echo bye'] })
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'))
+    await expect(r.call('pty_send', { id: s.id, input: 'x' })).rejects.toMatchObject({ code: 'ERR_NOT_RUNNING' })
+    expect(r.list()).toMatchObject([{ id: 'pty1', state: 'success', exitCode: 0 }])
+    expect(await r.call('pty_stop', { id: s.id })).toEqual({ id: 'pty1', status: 'exited', exitCode: 0, signal: null, stopped: false })
+    expect(r.list()).toEqual([])
+    await expect(r.call('pty_read', { id: s.id })).rejects.toMatchObject({ code: 'ERR_UNKNOWN_HANDLE' })
+  })
+})
+
+describe('limits, allow, events, unregister', () => {
+  it('maxSessions running sessions; the next start is ERR_LIMIT, a reply for the model', async () => {
+    const r = withTools({ maxSessions: 2 })
+    await r.call('pty_start', { command: 'sleep', args: ['30'] })
+    const b = await r.call('pty_start', { command: 'sleep', args: ['30'] })
+    await expect(r.call('pty_start', { command: 'sleep', args: ['30'] })).rejects.toMatchObject({ code: 'ERR_LIMIT' })
+    const reply = await r.respond('pty_exec', { command: 'true' })
+    expect(reply).toMatchObject({ isError: true, text: expect.stringContaining('too many running sessions (2, limit 2); stop one with pty_stop first') })
+    await r.call('pty_stop', { id: b.id })
+    expect(await r.call('pty_exec', { command: 'true' })).toMatchObject({ exitCode: 0 })
+  })
+
+  it('allow: a list of names or a function; a refused command is ERR_INVALID_INPUT with denied', async () => {
+    const r = withTools({ allow: ['echo', '/bin/sh'] })
+    expect((await r.call('pty_exec', { command: '/bin/echo', args: ['ok'] })).output).toBe('ok\n')
+    await expect(r.call('pty_start', { command: 'python3' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', denied: true })
+    expect((await r.respond('pty_exec', { command: 'rm', args: ['-rf', 'x'] })).text).toBe(
+      'Error: input.command "rm" is not allowed here (allowed: echo, /bin/sh).',
+    )
+    const seen: string[] = []
+    const r2 = new ToolRegistry()
+    r2.register(terminalTools({ allow: (c) => (seen.push(c), c === 'true') }))
+    await expect(r2.call('pty_exec', { command: 'false' })).rejects.toMatchObject({ denied: true })
+    expect((await r2.call('pty_exec', { command: 'true' })).exitCode).toBe(0)
+    expect(seen).toEqual(['false', 'true'])
+  })
+
+  it('sessions are in the events like handles, and abortAll stops them with their trees', async () => {
+    const events: ToolEvent[] = []
+    const r = withTools({}, { onEvent: (e: ToolEvent) => events.push(e) })
+    const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'sleep 300 & echo child=$!; wait'] })
+    const read = await r.call('pty_read', { id: s.id, wait_ms: 5000 })
+    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id })).output).toMatch(/child=\d+/))
+    const child = Number(/child=(\d+)/.exec((await r.call('pty_read', { id: s.id })).output)![1])
+    expect(read.status).toBe('running')
+    expect(alive(child)).toBe(true)
+    await r.abortAll()
+    expect(alive(s.pid!)).toBe(false)
+    await vi.waitFor(() => expect(alive(child)).toBe(false))
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toContain('finished'))
+    expect(events[0]).toMatchObject({ type: 'started', id: 'pty1', tool: 'pty_start', command: 'sh', pid: s.pid })
+    expect(events.filter((e) => e.type === 'output').map((e) => (e as { chunk: string }).chunk).join('')).toMatch(/child=\d+/)
+    expect(events[events.length - 1]).toMatchObject({ type: 'finished', id: 'pty1', state: 'aborted' })
+  })
+
+  it('unregistering the last tool of the set stops its sessions', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'sleep', args: ['300'] })
+    const names = ['pty_exec', 'pty_start', 'pty_read', 'pty_send', 'pty_list', 'pty_stop']
+    for (const name of names.slice(0, -1)) expect(r.unregister(name)).toBe(true)
+    expect(r.names()).toEqual(['pty_stop'])
+    expect(alive(s.pid!)).toBe(true)
+    expect(r.unregister('pty_stop')).toBe(true)
+    expect(r.unregister('pty_stop')).toBe(false)
+    await vi.waitFor(() => expect(alive(s.pid!)).toBe(false), { timeout: 5000 })
+  })
+})
