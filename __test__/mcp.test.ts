@@ -1,0 +1,318 @@
+// The MCP server (`ptypilot mcp`, lib/mcp.js), end to end over real stdio:
+// the SDK's Client spawns bin/ptypilot.js, lists the tools, and drives real
+// programs through them — git add --patch, user tools from a module — with
+// error results for bad calls, progress notifications, idle cleanup, the
+// command line and config file, and crash isolation (the host dies, the
+// server answers with an error result and goes on).
+import { describe, it, expect, afterEach, vi } from 'vitest'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Ajv from 'ajv'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Process } from '../index.js'
+import { alive } from './helpers'
+
+const BIN = join(__dirname, '..', 'bin', 'ptypilot.js')
+
+const gitEnv = (home: string) => ({
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+})
+
+/** A temp repo with one committed file and two separate changed hunks. */
+function repoWithTwoHunks() {
+  const dir = mkdtempSync(join(tmpdir(), 'ptypilot-mcp-git-'))
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env: { ...process.env, ...gitEnv(dir) } }).toString()
+  git('init', '-q')
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
+  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
+  git('add', 'notes.txt')
+  git('commit', '-qm', 'first commit')
+  lines[1] = 'line 2, first change'
+  lines[27] = 'line 28, second change'
+  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
+  return { dir, git }
+}
+
+/** A module exporting a user's interactive tool (a shell command line in a terminal). */
+function toolModule(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ptypilot-mcp-tools-'))
+  const file = join(dir, 'tools.cjs')
+  writeFileSync(
+    file,
+    `console.log('a tool module that logs while loading')
+module.exports = [{
+  name: 'sh',
+  description: 'A shell command line in a terminal.',
+  commands: [{ name: 'run', program: ['sh', '-c'], acceptsInput: true, settleMs: 150 }],
+}]
+`,
+  )
+  return file
+}
+
+type Reply = { text: string; isError: boolean }
+
+interface Served {
+  client: Client
+  pid: number
+  stderr: () => string
+  call(name: string, args: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<Reply>
+  close(): Promise<void>
+}
+
+const servers: Served[] = []
+
+async function serve(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Served> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    cwd,
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (d) => (stderr += d))
+  const client = new Client({ name: 'ptypilot-test', version: '0.0.0' })
+  await client.connect(transport)
+  const served: Served = {
+    client,
+    pid: transport.pid!,
+    stderr: () => stderr,
+    async call(name, args, options) {
+      const result = await client.callTool({ name, arguments: args }, undefined, options)
+      const content = result.content as Array<{ type: string; text: string }>
+      expect(content.every((c) => c.type === 'text')).toBe(true)
+      return { text: content.map((c) => c.text).join('\n'), isError: result.isError === true }
+    },
+    close: () => client.close(),
+  }
+  servers.push(served)
+  return served
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+})
+
+/** Every process below `pid` (children first found, then theirs). */
+function descendants(pid: number): Process[] {
+  const root = Process.fromPid(pid)
+  if (root === null) return []
+  const out: Process[] = []
+  const walk = (p: Process) => {
+    for (const c of p.children()) {
+      if (c.status() !== 'running') continue
+      out.push(c)
+      walk(c)
+    }
+  }
+  walk(root)
+  return out
+}
+
+/** The isolated host under the server (the one child running lib/host-process.js). */
+function hostOf(serverPid: number): number {
+  const hosts = descendants(serverPid).filter((p) => p.args().some((a) => a.endsWith('host-process.js')))
+  expect(hosts).toHaveLength(1)
+  return hosts[0].pid
+}
+
+/** The handle id a reply names (h1, h2, ...). */
+function handleId(text: string): string {
+  const m = /\b(h\d+)\b/.exec(text)
+  if (m === null) throw new Error(`no handle id in ${JSON.stringify(text)}`)
+  return m[1]
+}
+
+const ajv = new Ajv({ strict: false })
+
+describe('ptypilot mcp: tools over stdio', () => {
+  it('lists the git tool and a module\'s tools with valid JSON Schemas', async () => {
+    const s = await serve(['--no-terminal', '--tools', toolModule()])
+    const { tools } = await s.client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(['git', 'sh'])
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object')
+      expect(tool.description).toBeTruthy()
+      const validate = ajv.compile(tool.inputSchema)
+      expect(validate({ action: 'spawn', command: tool.name === 'git' ? 'stage' : 'run' })).toBe(true)
+      expect(validate({ action: 'fetch', id: 'h1' })).toBe(true)
+      expect(validate({ action: 'explode' })).toBe(false)
+      // Domain tools carry no annotations unless their spec gives them.
+      expect(tool.annotations).toBeUndefined()
+    }
+    // What the module logged went to stderr, not into the protocol on stdout.
+    await vi.waitFor(() => expect(s.stderr()).toContain('a tool module that logs while loading'))
+  })
+
+  it('stages one hunk of two with the git tool', async () => {
+    const { dir, git } = repoWithTwoHunks()
+    const s = await serve(['--no-terminal', '--cwd', dir], gitEnv(dir))
+    const spawned = await s.call('git', { action: 'spawn', command: 'stage' })
+    expect(spawned.isError).toBe(false)
+    expect(spawned.text).toContain('line 2, first change')
+    expect(spawned.text).toMatch(/Stage this hunk \[y,n,q,a,d/)
+    const id = handleId(spawned.text)
+    const yes = await s.call('git', { action: 'apply', id, input: 'y<enter>' })
+    expect(yes.isError).toBe(false)
+    expect(yes.text).toContain('line 28, second change')
+    const no = await s.call('git', { action: 'apply', id, input: 'n<enter>' })
+    expect(no.isError).toBe(false)
+    const cached = git('diff', '--cached')
+    expect(cached).toContain('+line 2, first change')
+    expect(cached).not.toContain('line 28, second change')
+    expect(git('diff')).toContain('+line 28, second change')
+  })
+
+  it('answers bad calls with isError results and keeps serving', async () => {
+    const { dir } = repoWithTwoHunks()
+    const s = await serve(['--no-terminal', '--cwd', dir], gitEnv(dir))
+    const bad = [
+      await s.call('nope', { action: 'spawn', command: 'stage' }),
+      await s.call('git', { action: 'spawn', command: 'push' }),
+      await s.call('git', { action: 'fetch', id: 'h42' }),
+      await s.call('git', { action: 'spawn', command: 'stage', args: 'not an array' }),
+      await s.call('git', {}),
+    ]
+    for (const reply of bad) expect(reply.isError, reply.text).toBe(true)
+    expect(bad[0].text).toContain('nope')
+    expect(bad[1].text).toContain('push')
+    expect(bad[2].text).toContain('h42')
+    // A command that takes no input: applying to it is an error, not a no-op.
+    const log = await s.call('git', { action: 'spawn', command: 'log' })
+    expect(log.isError).toBe(false)
+    expect(log.text).toContain('first commit')
+    const ok = await s.call('git', { action: 'spawn', command: 'stage' })
+    expect(ok.isError).toBe(false)
+    expect(ok.text).toMatch(/Stage this hunk/)
+    await s.call('git', { action: 'abort', id: handleId(ok.text) })
+  })
+})
+
+describe('ptypilot mcp: the command line and the config file', () => {
+  it('refuses a bad flag, a bad variable and a bad config with exit code 2 and a message naming it', async () => {
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+        let err = ''
+        child.stderr.on('data', (d) => (err += d))
+        child.on('exit', (code) => resolve({ code, err }))
+        child.stdin.end()
+      })
+    const bogus = await run(['mcp', '--bogus'])
+    expect(bogus.code).toBe(2)
+    expect(bogus.err).toContain("'--bogus'")
+    const count = await run(['mcp', '--max-sessions', 'many'])
+    expect(count.code).toBe(2)
+    expect(count.err).toContain('--max-sessions: must be a positive integer, got "many"')
+    const env = await run(['mcp'], { PTYPILOT_MCP_IDLE_TIMEOUT_MS: '-5' })
+    expect(env.code).toBe(2)
+    expect(env.err).toContain('PTYPILOT_MCP_IDLE_TIMEOUT_MS')
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-mcp-config-'))
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ tols: ['x.js'] }))
+    const config = await run(['mcp', '--config', join(dir, 'bad.json')])
+    expect(config.code).toBe(2)
+    expect(config.err).toMatch(/unknown key "tols" \(known: cwd, tools, /)
+    const cwd = await run(['mcp', '--cwd', join(dir, 'missing')])
+    expect(cwd.code).toBe(2)
+    expect(cwd.err).toContain(join(dir, 'missing'))
+    writeFileSync(join(dir, 'none.cjs'), 'module.exports = { version: 1 }\n')
+    const module = await run(['mcp', '--tools', join(dir, 'none.cjs')])
+    expect(module.code).toBe(2)
+    expect(module.err).toContain('exports no tool')
+    const unknown = await run(['serve'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toContain('unknown command "serve"')
+    const help = await run(['mcp', '--help'])
+    expect(help.code).toBe(0)
+  })
+
+  it('takes its tools, working directory and switches from a config file, paths relative to it', async () => {
+    const { dir, git } = repoWithTwoHunks()
+    const module = toolModule()
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ tools: [module], terminal: false, git: false, cwd: '.' }))
+    git('add', 'mcp.json')
+    const s = await serve([], { PTYPILOT_MCP_CONFIG: join(dir, 'mcp.json') })
+    const { tools } = await s.client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['sh'])
+    const reply = await s.call('sh', { action: 'spawn', command: 'run', args: ['pwd; echo done'] })
+    expect(reply.isError).toBe(false)
+    expect(reply.text).toContain(dir)
+    // A flag overrides the file.
+    const t = await serve(['--config', join(dir, 'mcp.json'), '--tools', module, '--cwd', tmpdir()])
+    const there = await t.call('sh', { action: 'spawn', command: 'run', args: ['pwd'] })
+    expect(there.text).toContain(tmpdir())
+    expect(there.text).not.toContain(dir)
+  })
+})
+
+describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
+  it('reports progress for a long call when the client sends a progress token', async () => {
+    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule(), '--progress-interval-ms', '100'])
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
+    const reply = await s.call(
+      'sh',
+      { action: 'spawn', command: 'run', args: ['for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.2; done'] },
+      { onprogress: (p) => progress.push(p) },
+    )
+    expect(reply.isError).toBe(false)
+    expect(progress.length).toBeGreaterThan(0)
+    for (let i = 1; i < progress.length; i++) expect(progress[i].progress).toBeGreaterThan(progress[i - 1].progress)
+    expect(progress.some((p) => /tick \d/.test(p.message ?? ''))).toBe(true)
+  })
+
+  it('stops a handle no call has named for the idle timeout, and says so when it is named later', async () => {
+    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule(), '--idle-timeout-ms', '300'])
+    const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
+    const pid = Number(/P=(\d+)/.exec(started.text)![1])
+    expect(alive(pid)).toBe(true)
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10000 })
+    const later = await s.call('sh', { action: 'apply', id: handleId(started.text), input: 'x' })
+    expect(later.isError).toBe(true)
+    expect(later.text).toMatch(/stopped h\d+ after .* without a call naming it \(idle timeout 300 ms\)/)
+  })
+
+  it('when the client disconnects, the server stops every program and exits with its host', async () => {
+    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule()])
+    const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
+    const pid = Number(/P=(\d+)/.exec(started.text)![1])
+    const host = hostOf(s.pid)
+    expect(Process.fromPid(pid)!.ppid).toBe(host)
+    await s.close()
+    await vi.waitFor(() => expect([s.pid, host, pid].filter(alive)).toEqual([]), { timeout: 10000 })
+  })
+})
+
+describe('ptypilot mcp: crash isolation', () => {
+  it('a host that aborts mid-session is an error result naming the lost handle; the next call works', async () => {
+    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule()], { PTYPILOT_HOST_TEST_ABORT_ON: 'ABORT-NOW' })
+    const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; read x; printf "%s-%s\\n" ABORT NOW; sleep 1000'] })
+    const id = handleId(started.text)
+    const pid = Number(/P=(\d+)/.exec(started.text)![1])
+    const host = hostOf(s.pid)
+    const crashed = await s.call('sh', { action: 'apply', id, input: 'go<enter>' })
+    expect(crashed.isError).toBe(true)
+    expect(crashed.text).toContain('ERR_HOST_CRASHED')
+    expect(crashed.text).toContain('SIGABRT')
+    expect(crashed.text).toContain(`${id} (sh run)`)
+    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: 5000 })
+    expect(alive(s.pid)).toBe(true)
+    // The lost handle says it was lost; a fresh host serves the next call.
+    const lost = await s.call('sh', { action: 'apply', id, input: 'x' })
+    expect(lost.isError).toBe(true)
+    expect(lost.text).toContain('lost when the isolated host was killed by SIGABRT')
+    const after = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo after the crash'] })
+    expect(after.isError).toBe(false)
+    expect(after.text).toContain('after the crash')
+    expect(hostOf(s.pid)).not.toBe(host)
+  })
+})

@@ -1,0 +1,489 @@
+'use strict'
+// The MCP server: `npx ptypilot mcp` (bin/ptypilot.js) serves ptypilot's
+// tools to any Model Context Protocol client over stdio — the terminal tool
+// set (pty_exec, pty_start, pty_read, pty_send, pty_list, pty_stop), the git
+// tool, and the user's own interactive tools from modules named on the command
+// line or in a config file.
+//
+// The tools run in a ToolRegistry with `isolation: 'process'` (lib/host.js):
+// a native crash kills the host, not this server; the call in flight gets an
+// error result naming the lost sessions and the next call starts a fresh host.
+//
+// Why the SDK's low-level `Server` with tools/list and tools/call handlers
+// rather than `McpServer.registerTool`: the registry already owns the tools'
+// JSON Schemas (`definitions('mcp')`) and validates calls itself, answering a
+// malformed call with a reply the model can act on (`respond()`); registerTool
+// wants zod schemas and would validate (and word errors) a second time.
+//
+// Options come from, in this order of precedence: command-line flags,
+// environment variables (PTYPILOT_MCP_*), a JSON config file (`--config`),
+// defaults. `OPTIONS` below is the one table of them; `--help` prints it.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { pathToFileURL } = require('node:url')
+const { parseArgs, stripVTControlCharacters } = require('node:util')
+
+const { invalidArg, describe } = require('./errors.js')
+
+/**
+ * Every option: its config-file key, flag, environment variable, kind and
+ * help text. Kinds: 'path', 'paths' (repeatable; ':'-separated in the
+ * environment), 'list' (repeatable or ','-separated), 'count' (a positive
+ * integer), 'ms' (an integer of milliseconds, 0 allowed), 'switch' (a
+ * boolean whose flag is `--no-<flag>`).
+ */
+const OPTIONS = [
+  { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
+  { key: 'cwd', flag: 'cwd', env: 'PTYPILOT_MCP_CWD', kind: 'path', help: 'working directory of the tools (default: the directory the server starts in)' },
+  { key: 'tools', flag: 'tools', env: 'PTYPILOT_MCP_TOOLS', kind: 'paths', help: 'a module exporting interactive tools (an InteractiveTool, an array, or a function returning them); repeatable' },
+  { key: 'allow', flag: 'allow', env: 'PTYPILOT_MCP_ALLOW', kind: 'list', help: 'commands pty_exec and pty_start may run, as the model names them (e.g. python3,npm,git); default: any' },
+  { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
+  { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
+  { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
+  { key: 'maxHandles', flag: 'max-handles', env: 'PTYPILOT_MCP_MAX_HANDLES', kind: 'count', help: 'live interactive-tool handles at most (default 64)' },
+  { key: 'maxContentChars', flag: 'max-content-chars', env: 'PTYPILOT_MCP_MAX_CONTENT_CHARS', kind: 'count', help: 'longest tool content before it is cut' },
+  { key: 'spillDir', flag: 'spill-dir', env: 'PTYPILOT_MCP_SPILL_DIR', kind: 'path', help: 'where long terminal output is written (default: a temporary directory)' },
+  { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', env: 'PTYPILOT_MCP_IDLE_TIMEOUT_MS', kind: 'ms', default: 30 * 60 * 1000, help: 'stop a session or handle that no call has named for this long; 0: never (default 30 min)' },
+  { key: 'progressIntervalMs', flag: 'progress-interval-ms', env: 'PTYPILOT_MCP_PROGRESS_INTERVAL_MS', kind: 'ms', default: 1000, help: 'how often a call that asked for progress reports it (default 1000)' },
+  { key: 'hostTimeoutMs', flag: 'host-timeout-ms', env: 'PTYPILOT_MCP_HOST_TIMEOUT_MS', kind: 'ms', help: 'kill an isolated host that stops answering for this long (default 10000)' },
+]
+const BY_KEY = new Map(OPTIONS.map((o) => [o.key, o]))
+
+function usage() {
+  const lines = [
+    'Usage: ptypilot mcp [options]',
+    '',
+    'Serves ptypilot\'s terminal tools, the git tool and your own interactive tools',
+    'to an MCP client over stdio. Client configuration:',
+    '  { "command": "npx", "args": ["-y", "ptypilot", "mcp"] }',
+    '',
+    'Options (flag, environment variable, config key):',
+  ]
+  for (const o of OPTIONS) {
+    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS' }[o.kind]
+    const flag = o.kind === 'switch' ? `--no-${o.flag}` : `--${o.flag} ${value}`
+    lines.push(`  ${flag.padEnd(28)}${o.env} (${o.key})`, `      ${o.help}`)
+  }
+  lines.push('  --help, --version')
+  return lines.join('\n') + '\n'
+}
+
+// ---------- options ----------
+
+function optionError(where, message) {
+  return invalidArg(`${where}: ${message}`)
+}
+
+/** A value of `o`'s kind from text (a flag or an environment variable). */
+function fromText(o, text, where, base) {
+  switch (o.kind) {
+    case 'path':
+      if (text === '') throw optionError(where, 'must not be empty')
+      return path.resolve(base, text)
+    case 'paths':
+      // One path per flag; a path list (':'-separated) in the environment.
+      return (where.startsWith('--') ? [text] : text.split(path.delimiter)).filter((p) => p !== '').map((p) => path.resolve(base, p))
+    case 'list':
+      return text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+    case 'switch':
+      if (/^(1|true|yes|on)$/i.test(text)) return true
+      if (/^(0|false|no|off)$/i.test(text)) return false
+      throw optionError(where, `must be 1 or 0 (true or false), got ${JSON.stringify(text)}`)
+    default: {
+      const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN
+      return checkNumber(o, n, where, JSON.stringify(text))
+    }
+  }
+}
+
+function checkNumber(o, n, where, shown) {
+  const min = o.kind === 'count' ? 1 : 0
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw optionError(where, `must be ${o.kind === 'count' ? 'a positive integer' : 'an integer of milliseconds, 0 or more'}, got ${shown}`)
+  }
+  return n
+}
+
+/** A value of `o`'s kind from a config file's JSON. */
+function fromJson(o, value, where, base) {
+  switch (o.kind) {
+    case 'path':
+      if (typeof value !== 'string' || value === '') throw optionError(where, `must be a path string, got ${describe(value)}`)
+      return path.resolve(base, value)
+    case 'paths':
+    case 'list': {
+      const items = typeof value === 'string' ? [value] : value
+      if (!Array.isArray(items) || items.some((v) => typeof v !== 'string' || v === '')) {
+        throw optionError(where, `must be a string or an array of strings, got ${describe(value)}`)
+      }
+      return o.kind === 'paths' ? items.map((p) => path.resolve(base, p)) : items
+    }
+    case 'switch':
+      if (typeof value !== 'boolean') throw optionError(where, `must be true or false, got ${describe(value)}`)
+      return value
+    default:
+      return checkNumber(o, value, where, describe(value))
+  }
+}
+
+/** The options of a config file, its paths resolved against its directory. */
+function readConfig(file) {
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    throw invalidArg(`config file ${file} cannot be read: ${err.message}`)
+  }
+  let json
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw invalidArg(`config file ${file} is not JSON: ${err.message}`)
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw invalidArg(`config file ${file} must hold a JSON object, got ${describe(json)}`)
+  }
+  const out = {}
+  for (const [key, value] of Object.entries(json)) {
+    const o = BY_KEY.get(key)
+    if (o === undefined || key === 'config') {
+      const known = OPTIONS.filter((x) => x.key !== 'config').map((x) => x.key).join(', ')
+      throw invalidArg(`config file ${file}: unknown key "${key}" (known: ${known})`)
+    }
+    out[key] = fromJson(o, value, `config file ${file}: "${key}"`, path.dirname(file))
+  }
+  return out
+}
+
+/**
+ * The server's options from the command line (`argv`, after `mcp`), the
+ * environment and a config file. Throws ERR_INVALID_ARG naming the flag,
+ * variable or key; returns `{ help: true }` or `{ version: true }` for those
+ * flags.
+ */
+function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
+  const spec = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } }
+  for (const o of OPTIONS) {
+    if (o.kind === 'switch') spec[`no-${o.flag}`] = { type: 'boolean' }
+    else spec[o.flag] = { type: 'string', multiple: o.kind === 'paths' || o.kind === 'list' }
+  }
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false })
+  } catch (err) {
+    throw invalidArg(`${err.message} (ptypilot mcp --help lists the options)`)
+  }
+  const flags = parsed.values
+  if (flags.help) return { help: true }
+  if (flags.version) return { version: true }
+
+  const fromFlags = {}
+  const fromEnv = {}
+  for (const o of OPTIONS) {
+    if (o.kind === 'switch') {
+      if (flags[`no-${o.flag}`]) fromFlags[o.key] = false
+    } else if (flags[o.flag] !== undefined) {
+      const values = o.kind === 'paths' || o.kind === 'list' ? flags[o.flag] : [flags[o.flag]]
+      const parts = values.map((v) => fromText(o, v, `--${o.flag}`, cwd))
+      fromFlags[o.key] = o.kind === 'paths' || o.kind === 'list' ? parts.flat() : parts[0]
+    }
+    const text = env[o.env]
+    if (text !== undefined && text !== '') fromEnv[o.key] = fromText(o, text, o.env, cwd)
+  }
+  const configFile = fromFlags.config ?? fromEnv.config
+  const fromConfig = configFile === undefined ? {} : readConfig(configFile)
+  const options = {}
+  for (const o of OPTIONS) {
+    if (o.key === 'config') continue
+    const value = fromFlags[o.key] ?? fromEnv[o.key] ?? fromConfig[o.key] ?? o.default
+    if (value !== undefined) options[o.key] = value
+  }
+  options.cwd ??= cwd
+  let stat
+  try {
+    stat = fs.statSync(options.cwd)
+  } catch (err) {
+    throw invalidArg(`the working directory ${options.cwd} cannot be used: ${err.message}`)
+  }
+  if (!stat.isDirectory()) throw invalidArg(`the working directory ${options.cwd} is not a directory`)
+  return options
+}
+
+// ---------- the user's tool modules ----------
+
+/**
+ * The tools a module exports: its default export (or `module.exports`), or
+ * its `tools` export — an InteractiveTool or ToolSet, an array of them, or a
+ * function (maybe async) called with `{ cwd }` that returns them.
+ */
+async function loadToolModule(file, context) {
+  let ns
+  try {
+    ns = await import(pathToFileURL(file).href)
+  } catch (err) {
+    throw invalidArg(`tool module ${file} cannot be loaded: ${err && err.message ? err.message : String(err)}`)
+  }
+  const found = []
+  const visit = async (value, depth) => {
+    if (depth > 4) return
+    if (typeof value === 'function') return visit(await value(context), depth + 1)
+    if (Array.isArray(value)) {
+      for (const item of value) await visit(item, depth + 1)
+      return
+    }
+    if (value === null || typeof value !== 'object') return
+    if ('commands' in value || 'name' in value) {
+      // An interactive tool (or a tool set); register() says what is wrong with it.
+      found.push(value)
+      return
+    }
+    if ('default' in value) return visit(value.default, depth + 1)
+    if ('tools' in value) return visit(value.tools, depth + 1)
+  }
+  await visit(ns.default !== undefined ? ns.default : ns.tools, 0)
+  if (found.length === 0) {
+    throw invalidArg(
+      `tool module ${file} exports no tool: export (default, or as "tools") an InteractiveTool ({ name, commands }), an array of them, or a function returning them`,
+    )
+  }
+  return found
+}
+
+// ---------- the server ----------
+
+/** `{ content, isError }` of a tool result with one text block. */
+function textResult(text, isError) {
+  return { content: [{ type: 'text', text }], isError }
+}
+
+/** The text a model gets for an error the registry threw rather than answered. */
+function errorText(err) {
+  if (err && typeof err === 'object' && typeof err.message === 'string') {
+    return `Error${typeof err.code === 'string' ? ` (${err.code})` : ''}: ${err.message}`
+  }
+  return `Error: ${String(err)}`
+}
+
+/** The last non-blank line of terminal output, without escapes, for a progress message. */
+function lastLine(text) {
+  const lines = stripVTControlCharacters(text).split(/\r\n|\r|\n/)
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i].trim()
+    if (line !== '') return line.length > 200 ? `${line.slice(0, 200)}…` : line
+  }
+  return ''
+}
+
+/**
+ * The MCP server over a registry built from `options` (as `resolveOptions`
+ * returns them, with `tools` already loaded as tool objects in `toolObjects`).
+ * Returns `{ server, registry, close }`; the caller connects a transport.
+ */
+function createServer(options, toolObjects = []) {
+  const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
+  const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
+  const ptypilot = require('../index.js')
+  const { version } = require('../package.json')
+
+  /** Listeners of the registry's events, by kind: progress trackers. */
+  const listeners = new Set()
+  /** Handle id → when a call last named it (or it started). */
+  const lastUsed = new Map()
+  /** Handle id → why this server stopped it (idle cleanup), for later calls naming it. */
+  const reaped = new Map()
+
+  const registry = new ptypilot.ToolRegistry({
+    isolation: 'process',
+    cwd: options.cwd,
+    ...(options.maxHandles !== undefined && { maxHandles: options.maxHandles }),
+    ...(options.maxContentChars !== undefined && { maxContentChars: options.maxContentChars }),
+    ...(options.hostTimeoutMs !== undefined && { hostTimeoutMs: options.hostTimeoutMs }),
+    onEvent(event) {
+      if (event.type === 'started') lastUsed.set(event.id, Date.now())
+      else if (event.type === 'finished' || event.type === 'hostCrashed') lastUsed.delete(event.id)
+      for (const listener of listeners) listener(event)
+    },
+  })
+
+  if (options.terminal) {
+    const allow = options.allow === undefined ? undefined : new Set(options.allow)
+    registry.register(
+      ptypilot.terminalTools({
+        cwd: options.cwd,
+        ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+        ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
+        // Exact names: "python3" allows python3 from PATH, not /tmp/python3.
+        ...(allow !== undefined && { allow: (command) => allow.has(command) }),
+      }),
+    )
+  }
+  if (options.git) registry.register(ptypilot.gitTool())
+  for (const tool of toolObjects) registry.register(tool)
+
+  const server = new Server(
+    { name: 'ptypilot', version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        'Terminal tools: pty_exec runs a command to completion; pty_start starts a session that pty_read, ' +
+        'pty_send and pty_stop work on (pty_list lists them). Interactive tools (such as git) take ' +
+        '{ action: "spawn", command } and then "fetch", "apply" (input with named keys like <enter>) or "abort" with the id they return.',
+    },
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.definitions('mcp') }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params
+    const input = request.params.arguments ?? {}
+    const named = typeof input.id === 'string' ? input.id : null
+    if (named !== null && lastUsed.has(named)) lastUsed.set(named, Date.now())
+    const token = request.params._meta?.progressToken
+    const stopProgress = token === undefined ? () => {} : trackProgress(name, input, named, token, extra)
+    try {
+      const reply = await registry.respond(name, input)
+      let text = reply.text
+      if (reply.isError && named !== null && reaped.has(named)) text += `\n(${reaped.get(named)})`
+      return textResult(text, reply.isError)
+    } catch (err) {
+      return textResult(errorText(err), true)
+    } finally {
+      stopProgress()
+    }
+  })
+
+  /**
+   * Sends `notifications/progress` every `progressIntervalMs` while the call
+   * runs: progress is the elapsed milliseconds (of `timeout_ms` for
+   * pty_exec), the message the last line of the output of the handle the
+   * call works on (named by `id`, or the one it started).
+   */
+  function trackProgress(name, input, named, token, extra) {
+    const started = Date.now()
+    let id = named
+    let tail = ''
+    let last = 0
+    const total = name === 'pty_exec' ? (Number.isSafeInteger(input.timeout_ms) ? input.timeout_ms : 60000) : undefined
+    const listener = (event) => {
+      if (id === null && event.type === 'started' && event.tool === name) {
+        // The first handle of this tool that started during the call. Two
+        // concurrent calls of one tool may swap messages; progress itself is time.
+        id = event.id
+      }
+      if (event.type === 'output' && event.id === id) tail = (tail + event.chunk).slice(-4096)
+    }
+    listeners.add(listener)
+    const timer = setInterval(() => {
+      const progress = Math.max(last + 1, Date.now() - started)
+      last = progress
+      const line = lastLine(tail)
+      const message = `${name}: running for ${(progress / 1000).toFixed(1)} s${line === '' ? '' : ` — ${line}`}`
+      extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, ...(total !== undefined && { total }), message },
+        })
+        .catch(() => {})
+    }, options.progressIntervalMs || 1000)
+    return () => {
+      clearInterval(timer)
+      listeners.delete(listener)
+    }
+  }
+
+  /** Stops what no call has named for `idleTimeoutMs`. */
+  let idleTimer = null
+  if (options.idleTimeoutMs > 0) {
+    const period = Math.max(50, Math.min(30000, Math.floor(options.idleTimeoutMs / 4)))
+    idleTimer = setInterval(() => reapIdle().catch(() => {}), period)
+    idleTimer.unref()
+  }
+  async function reapIdle() {
+    const now = Date.now()
+    for (const h of registry.list()) {
+      if (h.state !== 'running') continue
+      const since = lastUsed.get(h.id) ?? h.startedAt
+      if (now - since < options.idleTimeoutMs) continue
+      lastUsed.delete(h.id)
+      const minutes = Math.round((now - since) / 60000)
+      reaped.set(h.id, `ptypilot mcp stopped ${h.id} after ${minutes >= 1 ? `${minutes} min` : `${now - since} ms`} without a call naming it (idle timeout ${options.idleTimeoutMs} ms)`)
+      const stop = h.tool.startsWith('pty_') ? ['pty_stop', { id: h.id }] : [h.tool, { action: 'abort', id: h.id }]
+      await registry.call(...stop).catch(() => {})
+    }
+  }
+
+  let closing = null
+  /** Stops every program (TERM, then KILL after the grace), ends the host and the server. */
+  function close() {
+    closing ??= (async () => {
+      if (idleTimer !== null) clearInterval(idleTimer)
+      try {
+        await registry[Symbol.asyncDispose]()
+      } finally {
+        await server.close().catch(() => {})
+      }
+    })()
+    return closing
+  }
+
+  return { server, registry, close }
+}
+
+/**
+ * `ptypilot mcp [flags]`: resolves the options, loads the tool modules, and
+ * serves over stdio until stdin ends or a SIGTERM/SIGINT comes. Returns the
+ * exit code for a bad command line (2) or 0 for --help/--version; otherwise
+ * it never settles before the process exits.
+ */
+async function main(argv, { env = process.env, stdout = process.stdout, stderr = process.stderr } = {}) {
+  let options
+  try {
+    options = resolveOptions(argv, env)
+  } catch (err) {
+    stderr.write(`ptypilot mcp: ${err.message}\n`)
+    return 2
+  }
+  if (options.help) {
+    stdout.write(usage())
+    return 0
+  }
+  if (options.version) {
+    stdout.write(`${require('../package.json').version}\n`)
+    return 0
+  }
+  // stdout carries the protocol: whatever a tool module logs goes to stderr.
+  for (const method of ['log', 'info', 'debug']) console[method] = (...args) => console.error(...args)
+
+  let served
+  try {
+    const tools = []
+    for (const file of options.tools ?? []) tools.push(...(await loadToolModule(file, { cwd: options.cwd })))
+    served = createServer(options, tools)
+  } catch (err) {
+    stderr.write(`ptypilot mcp: ${err.message}\n`)
+    return 2
+  }
+  const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js')
+  const transport = new StdioServerTransport()
+  served.server.onerror = (err) => stderr.write(`ptypilot mcp: ${err && err.message ? err.message : String(err)}\n`)
+  let exiting = false
+  const exit = async (code) => {
+    if (exiting) return
+    exiting = true
+    try {
+      await served.close()
+    } finally {
+      process.exit(code)
+    }
+  }
+  // The client closes stdin to end the server; a signal ends it at once (the
+  // host then sees its channel close and kills what it started).
+  process.stdin.on('end', () => exit(0))
+  process.stdin.on('close', () => exit(0))
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => process.exit(0))
+  await served.server.connect(transport)
+  return new Promise(() => {})
+}
+
+module.exports = { main, createServer, resolveOptions, loadToolModule, usage, OPTIONS }
