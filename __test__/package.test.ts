@@ -128,10 +128,10 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
   it('the tarballs hold what users need and nothing else', () => {
     for (const p of [packs.root, packs.platform]) console.log(describePack(p))
     for (const file of packs.root.files) {
-      expect(file).toMatch(/^(README\.md|package\.json|index\.(js|mjs|d\.ts|d\.mts)|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
+      expect(file).toMatch(/^(README\.md|package\.json|index\.(js|mjs|d\.ts|d\.mts)|bin\/ptypilot\.js|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
       expect(file).not.toMatch(/(^|\/)(__test__|fixtures|test|tests)\/|\.test\.|\.node$/)
     }
-    expect(packs.root.files).toEqual(expect.arrayContaining(['index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js']))
+    expect(packs.root.files).toEqual(expect.arrayContaining(['index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js']))
     expect(packs.platform.files.sort()).toEqual(['README.md', 'package.json', `ptypilot.${key}.node`])
   })
 
@@ -182,6 +182,28 @@ console.log(JSON.stringify({ text: screen.text, exit, tools: registry.names(), s
     expect(esm.tools).toEqual(['git'])
     expect(esm.same).toBe(true)
     expect(esm.url).toBe(`file://${join(project, 'node_modules', 'ptypilot', 'index.mjs')}`)
+  })
+
+  it('the installed `ptypilot mcp` command answers an MCP client over stdio', async () => {
+    const bin = join(project, 'node_modules', '.bin', 'ptypilot')
+    expect((await run(bin, ['mcp', '--version'], { cwd: project, env })).stdout.trim()).toBe(pkg.version)
+    // initialize, then tools/list, as a client sends them (one JSON-RPC message per line).
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]
+    const result = spawnSync(bin, ['mcp', '--no-terminal'], {
+      cwd: project,
+      env,
+      input: messages.map((m) => JSON.stringify(m) + '\n').join(''),
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(result.status, result.stderr).toBe(0)
+    const replies = result.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    expect(replies[0].result.serverInfo.name).toBe('ptypilot')
+    expect(replies[1].result.tools.map((t: { name: string }) => t.name)).toEqual(['git'])
   })
 
   it('type-checks in strict mode with NodeNext and Bundler resolution, with and without the user\'s @types/node', async () => {
