@@ -275,18 +275,45 @@ function lastLine(text) {
   return ''
 }
 
+/** Registers the tools `options` ask for: the terminal tools, git, the modules' tools. */
+function registerTools(registry, ptypilot, options, modules) {
+  if (options.terminal) {
+    registry.register(
+      ptypilot.terminalTools({
+        cwd: options.cwd,
+        ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+        ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
+        // A list of names (not a function) crosses to the host and is checked there.
+        ...(options.allow !== undefined && { allow: options.allow }),
+      }),
+    )
+  }
+  if (options.git) registry.register(ptypilot.gitTool())
+  for (const { file, tools } of modules) {
+    for (const tool of tools) {
+      try {
+        registry.register(tool)
+      } catch (err) {
+        err.message = `tool module ${file}: ${err.message}`
+        throw err
+      }
+    }
+  }
+}
+
 /**
  * The MCP server over a registry built from `options` (as `resolveOptions`
- * returns them, with `tools` already loaded as tool objects in `toolObjects`).
- * Returns `{ server, registry, close }`; the caller connects a transport.
+ * returns them) and the tools of the modules named in `options.tools`
+ * (`modules`: `{ file, tools }`, as `loadToolModule` gives them). Returns
+ * `{ server, registry, close }`; the caller connects a transport.
  */
-function createServer(options, toolObjects = []) {
+function createServer(options, modules = []) {
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
   const ptypilot = require('../index.js')
   const { version } = require('../package.json')
 
-  /** Listeners of the registry's events, by kind: progress trackers. */
+  /** Listeners of the registry's events (the progress trackers of calls in flight). */
   const listeners = new Set()
   /** Handle id → when a call last named it (or it started). */
   const lastUsed = new Map()
@@ -306,29 +333,30 @@ function createServer(options, toolObjects = []) {
     },
   })
 
+  try {
+    registerTools(registry, ptypilot, options, modules)
+  } catch (err) {
+    // The host started with the registry; it ends with it.
+    registry[Symbol.asyncDispose]().catch(() => {})
+    throw err
+  }
+
+  const lines = []
   if (options.terminal) {
-    registry.register(
-      ptypilot.terminalTools({
-        cwd: options.cwd,
-        ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
-        ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
-        // A list of names (not a function) crosses to the host and is checked there.
-        ...(options.allow !== undefined && { allow: options.allow }),
-      }),
+    lines.push(
+      'Terminal tools: pty_exec runs a program to completion; pty_start starts a session that pty_read, ' +
+        'pty_send and pty_stop work on (pty_list lists them). Programs run without a shell: command is the program, args its arguments.',
     )
   }
-  if (options.git) registry.register(ptypilot.gitTool())
-  for (const tool of toolObjects) registry.register(tool)
-
+  if (registry.names().some((n) => !n.startsWith('pty_'))) {
+    lines.push(
+      'Interactive tools (such as git) take { "action": "spawn", "command": ... } and then "fetch", "apply" ' +
+        '(input text with named keys such as <enter>) or "abort" with the id the spawn returned.',
+    )
+  }
   const server = new Server(
     { name: 'ptypilot', version },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions:
-        'Terminal tools: pty_exec runs a command to completion; pty_start starts a session that pty_read, ' +
-        'pty_send and pty_stop work on (pty_list lists them). Interactive tools (such as git) take ' +
-        '{ action: "spawn", command } and then "fetch", "apply" (input with named keys like <enter>) or "abort" with the id they return.',
-    },
+    { capabilities: { tools: { listChanged: false } }, ...(lines.length > 0 && { instructions: lines.join('\n') }) },
   )
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.definitions('mcp') }))
@@ -456,9 +484,9 @@ async function main(argv, { env = process.env, stdout = process.stdout, stderr =
 
   let served
   try {
-    const tools = []
-    for (const file of options.tools ?? []) tools.push(...(await loadToolModule(file, { cwd: options.cwd })))
-    served = createServer(options, tools)
+    const modules = []
+    for (const file of options.tools ?? []) modules.push({ file, tools: await loadToolModule(file, { cwd: options.cwd }) })
+    served = createServer(options, modules)
   } catch (err) {
     stderr.write(`ptypilot mcp: ${err.message}\n`)
     return 2
