@@ -133,18 +133,51 @@ function handleId(text: string): string {
   return m[1]
 }
 
+/** The terminal session id a reply names (pty1, pty2, ...). */
+function sessionId(text: string): string {
+  const m = /\b(pty\d+)\b/.exec(text)
+  if (m === null) throw new Error(`no session id in ${JSON.stringify(text)}`)
+  return m[1]
+}
+
+/** The `[cursor: N]` a pty_read reply ends with. */
+function cursorOf(text: string): number {
+  const m = /\[cursor: (\d+)\]/.exec(text)
+  if (m === null) throw new Error(`no cursor in ${JSON.stringify(text)}`)
+  return Number(m[1])
+}
+
+/** Reads a session until its output shows `pattern`; the reply that did. */
+async function readUntil(s: Served, id: string, pattern: RegExp, since?: number): Promise<Reply> {
+  let last: Reply = { text: '', isError: false }
+  let output = ''
+  await vi.waitFor(
+    async () => {
+      last = await s.call('pty_read', { id, wait_ms: 500, ...(since !== undefined && { since }) })
+      expect(last.isError, last.text).toBe(false)
+      if (since !== undefined) since = cursorOf(last.text)
+      output += last.text
+      expect(output).toMatch(pattern)
+    },
+    { timeout: 15000, interval: 10 },
+  )
+  return { text: output, isError: false }
+}
+
 const ajv = new Ajv({ strict: false })
 
 describe('ptypilot mcp: tools over stdio', () => {
-  it('lists the git tool and a module\'s tools with valid JSON Schemas', async () => {
-    const s = await serve(['--no-terminal', '--tools', toolModule()])
+  it('lists the git tool and the tools of modules (CommonJS and ES) with valid JSON Schemas, and runs one', async () => {
+    const example = join(__dirname, '..', 'examples', 'mcp-tools.mjs')
+    const s = await serve(['--no-terminal', '--tools', toolModule(), '--tools', example])
     const { tools } = await s.client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['git', 'sh'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['git', 'python', 'sh', 'sqlite'])
+    const first = { git: 'stage', python: 'repl', sh: 'run', sqlite: 'open' } as Record<string, string>
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object')
       expect(tool.description).toBeTruthy()
       const validate = ajv.compile(tool.inputSchema)
-      expect(validate({ action: 'spawn', command: tool.name === 'git' ? 'stage' : 'run' })).toBe(true)
+      expect(validate({ action: 'spawn', command: first[tool.name] })).toBe(true)
       expect(validate({ action: 'fetch', id: 'h1' })).toBe(true)
       expect(validate({ action: 'explode' })).toBe(false)
       // Domain tools carry no annotations unless their spec gives them.
@@ -152,6 +185,11 @@ describe('ptypilot mcp: tools over stdio', () => {
     }
     // What the module logged went to stderr, not into the protocol on stdout.
     await vi.waitFor(() => expect(s.stderr()).toContain('a tool module that logs while loading'))
+    const repl = await s.call('python', { action: 'spawn', command: 'repl' })
+    expect(repl.text).toContain('>>>')
+    const answer = await s.call('python', { action: 'apply', id: handleId(repl.text), input: 'print(6 * 7)<enter>' })
+    expect(answer.isError, answer.text).toBe(false)
+    expect(answer.text).toMatch(/\b42\b/)
   })
 
   it('stages one hunk of two with the git tool', async () => {
@@ -195,6 +233,88 @@ describe('ptypilot mcp: tools over stdio', () => {
     expect(ok.isError).toBe(false)
     expect(ok.text).toMatch(/Stage this hunk/)
     await s.call('git', { action: 'abort', id: handleId(ok.text) })
+  })
+})
+
+describe('ptypilot mcp: the terminal tools', () => {
+  it('lists the terminal tools and git with valid schemas and annotations from the permission classes', async () => {
+    const s = await serve([])
+    const { tools } = await s.client.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    expect([...byName.keys()].sort()).toEqual(['git', 'pty_exec', 'pty_list', 'pty_read', 'pty_send', 'pty_start', 'pty_stop'])
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object')
+      expect(() => ajv.compile(tool.inputSchema)).not.toThrow()
+    }
+    expect(ajv.compile(byName.get('pty_start')!.inputSchema)({ command: 'python3', args: ['-q'] })).toBe(true)
+    expect(ajv.compile(byName.get('pty_read')!.inputSchema)({ id: 'pty1', since: 'soon' })).toBe(false)
+    for (const name of ['pty_read', 'pty_list']) expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true })
+    expect(byName.get('pty_stop')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    for (const name of ['pty_exec', 'pty_start', 'pty_send']) expect(byName.get(name)!.annotations?.readOnlyHint).toBe(false)
+    expect(byName.get('git')!.annotations).toBeUndefined()
+  })
+
+  it('runs a Python REPL through pty_start, pty_send and pty_read; after pty_stop nothing is left running', async () => {
+    const s = await serve(['--no-git'])
+    const started = await s.call('pty_start', { command: 'python3', args: ['-q'], title: 'python repl' })
+    expect(started.isError, started.text).toBe(false)
+    const id = sessionId(started.text)
+    const pid = Number(/pid (\d+)/.exec(started.text)![1])
+    const host = hostOf(s.pid)
+    expect(Process.fromPid(pid)!.ppid).toBe(host)
+    const prompt = await readUntil(s, id, />>> /)
+    const sent = await s.call('pty_send', { id, input: 'print(6 * 7)\r' })
+    expect(sent.isError, sent.text).toBe(false)
+    await readUntil(s, id, /\b42\b/, cursorOf(prompt.text))
+    const listed = await s.call('pty_list', {})
+    expect(listed.text).toContain(`${id}: running; python3 -q ("python repl"); pid ${pid}`)
+    const stopped = await s.call('pty_stop', { id })
+    expect(stopped.isError, stopped.text).toBe(false)
+    expect(stopped.text).toContain(`Stopped session ${id}`)
+    expect(alive(pid)).toBe(false)
+    // Nothing below the host but the host itself; the session is gone.
+    expect(descendants(host).map((p) => p.pid)).toEqual([])
+    expect((await s.call('pty_list', {})).text).toBe('No terminal sessions.')
+    const again = await s.call('pty_read', { id })
+    expect(again.isError).toBe(true)
+    expect(again.text).toContain(id)
+  })
+
+  it('bad terminal calls are isError results; a refused program names the allow list', async () => {
+    const s = await serve(['--no-git', '--allow', 'echo,sh'])
+    const replies = {
+      unknownSession: await s.call('pty_read', { id: 'pty42' }),
+      badField: await s.call('pty_start', { command: 'echo', args: 'hello' }),
+      missing: await s.call('pty_send', { input: 'x' }),
+      refused: await s.call('pty_exec', { command: 'python3', args: ['-c', 'print(1)'] }),
+      failed: await s.call('pty_exec', { command: 'sh', args: ['-c', 'echo oops; exit 3'] }),
+    }
+    for (const [what, reply] of Object.entries(replies)) expect(reply.isError, `${what}: ${reply.text}`).toBe(true)
+    expect(replies.unknownSession.text).toContain('pty42')
+    expect(replies.badField.text).toContain('args')
+    expect(replies.missing.text).toContain('id')
+    expect(replies.refused.text).toContain('"python3" is not allowed here (allowed: echo, sh)')
+    expect(replies.failed.text).toContain('oops')
+    expect(replies.failed.text).toContain('exited with code 3')
+    const ok = await s.call('pty_exec', { command: 'echo', args: ['allowed'] })
+    expect(ok.isError, ok.text).toBe(false)
+    expect(ok.text).toContain('allowed')
+  })
+
+  it('a long pty_exec reports progress with its output when the client sends a progress token', async () => {
+    const s = await serve(['--no-git', '--progress-interval-ms', '100'])
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
+    const reply = await s.call(
+      'pty_exec',
+      { command: 'sh', args: ['-c', 'for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.2; done'], timeout_ms: 30000 },
+      { onprogress: (p) => progress.push(p) },
+    )
+    expect(reply.isError, reply.text).toBe(false)
+    expect(reply.text).toContain('tick 6')
+    expect(progress.length).toBeGreaterThan(0)
+    for (let i = 1; i < progress.length; i++) expect(progress[i].progress).toBeGreaterThan(progress[i - 1].progress)
+    expect(progress.every((p) => p.total === 30000 && p.progress <= 30000)).toBe(true)
+    expect(progress.some((p) => /^pty_exec: running for [\d.]+ s — tick \d$/.test(p.message ?? ''))).toBe(true)
   })
 })
 
@@ -275,29 +395,65 @@ describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
     expect(progress.some((p) => /tick \d/.test(p.message ?? ''))).toBe(true)
   })
 
-  it('stops a handle no call has named for the idle timeout, and says so when it is named later', async () => {
-    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule(), '--idle-timeout-ms', '300'])
-    const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
-    const pid = Number(/P=(\d+)/.exec(started.text)![1])
-    expect(alive(pid)).toBe(true)
-    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10000 })
-    const later = await s.call('sh', { action: 'apply', id: handleId(started.text), input: 'x' })
-    expect(later.isError).toBe(true)
-    expect(later.text).toMatch(/stopped h\d+ after .* without a call naming it \(idle timeout 300 ms\)/)
+  it('stops a session or handle that no call has named for the idle timeout, and says so when it is named later', async () => {
+    const s = await serve(['--no-git', '--tools', toolModule(), '--idle-timeout-ms', '300'])
+    const handle = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
+    const session = await s.call('pty_start', { command: 'sleep', args: ['1000'] })
+    const pids = [Number(/P=(\d+)/.exec(handle.text)![1]), Number(/pid (\d+)/.exec(session.text)![1])]
+    expect(pids.every(alive)).toBe(true)
+    await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 10000 })
+    const later = [
+      await s.call('sh', { action: 'apply', id: handleId(handle.text), input: 'x' }),
+      await s.call('pty_read', { id: sessionId(session.text) }),
+    ]
+    for (const reply of later) {
+      expect(reply.isError).toBe(true)
+      expect(reply.text).toMatch(/stopped (h|pty)\d+ after .* without a call naming it \(idle timeout 300 ms\)/)
+    }
   })
 
   it('when the client disconnects, the server stops every program and exits with its host', async () => {
-    const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule()])
-    const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
-    const pid = Number(/P=(\d+)/.exec(started.text)![1])
+    const s = await serve(['--no-git', '--tools', toolModule()])
+    const handle = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; sleep 1000'] })
+    const session = await s.call('pty_start', { command: 'sleep', args: ['1000'] })
+    const pids = [Number(/P=(\d+)/.exec(handle.text)![1]), Number(/pid (\d+)/.exec(session.text)![1])]
     const host = hostOf(s.pid)
-    expect(Process.fromPid(pid)!.ppid).toBe(host)
+    for (const pid of pids) expect(Process.fromPid(pid)!.ppid).toBe(host)
     await s.close()
-    await vi.waitFor(() => expect([s.pid, host, pid].filter(alive)).toEqual([]), { timeout: 10000 })
+    await vi.waitFor(() => expect([s.pid, host, ...pids].filter(alive)).toEqual([]), { timeout: 10000 })
   })
 })
 
 describe('ptypilot mcp: crash isolation', () => {
+  it('a host that aborts in the middle of a Python session: an error result naming the lost session, then a fresh host', async () => {
+    const s = await serve(['--no-git'], { PTYPILOT_HOST_TEST_ABORT_ON: 'ABORT-NOW' })
+    const started = await s.call('pty_start', { command: 'python3', args: ['-q'] })
+    const id = sessionId(started.text)
+    const pid = Number(/pid (\d+)/.exec(started.text)![1])
+    const host = hostOf(s.pid)
+    const prompt = await readUntil(s, id, />>> /)
+    // The echo of the line does not hold the switch's text; python's answer does.
+    await s.call('pty_send', { id, input: "import time; time.sleep(0.3); print('ABORT' + '-NOW')\r" })
+    let failed: Reply | null = null
+    await vi.waitFor(
+      async () => {
+        const reply = await s.call('pty_read', { id, since: cursorOf(prompt.text), wait_ms: 2000 })
+        if (reply.isError) failed = reply
+        expect(failed).not.toBeNull()
+      },
+      { timeout: 20000, interval: 10 },
+    )
+    expect(failed!.text).toContain(id)
+    expect(failed!.text).toMatch(/isolated host (\(pid \d+\) )?was killed by SIGABRT/)
+    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: 5000 })
+    expect(alive(s.pid)).toBe(true)
+    const after = await s.call('pty_exec', { command: 'echo', args: ['after the crash'] })
+    expect(after.isError, after.text).toBe(false)
+    expect(after.text).toContain('after the crash')
+    expect((await s.call('pty_list', {})).text).toBe('No terminal sessions.')
+    expect(hostOf(s.pid)).not.toBe(host)
+  })
+
   it('a host that aborts mid-session is an error result naming the lost handle; the next call works', async () => {
     const s = await serve(['--no-terminal', '--no-git', '--tools', toolModule()], { PTYPILOT_HOST_TEST_ABORT_ON: 'ABORT-NOW' })
     const started = await s.call('sh', { action: 'spawn', command: 'run', args: ['echo P=$$; read x; printf "%s-%s\\n" ABORT NOW; sleep 1000'] })
