@@ -368,6 +368,9 @@ function createServer(options, modules = []) {
     if (named !== null && lastUsed.has(named)) lastUsed.set(named, Date.now())
     const token = request.params._meta?.progressToken
     const stopProgress = token === undefined ? () => {} : trackProgress(name, input, named, token, extra)
+    // A cancelled request gets no more progress (the call itself runs on: the
+    // registry's calls take no signal; pty_stop or abort ends a program).
+    extra.signal.addEventListener('abort', stopProgress, { once: true })
     try {
       const reply = await registry.respond(name, input)
       let text = reply.text
@@ -377,6 +380,7 @@ function createServer(options, modules = []) {
       return textResult(errorText(err), true)
     } finally {
       stopProgress()
+      extra.signal.removeEventListener('abort', stopProgress)
     }
   })
 
