@@ -422,6 +422,16 @@ describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
     await s.close()
     await vi.waitFor(() => expect([s.pid, host, ...pids].filter(alive)).toEqual([]), { timeout: 10000 })
   })
+  it('on SIGTERM the server exits at once and its host kills what it started', async () => {
+    const s = await serve(['--no-git'])
+    const session = await s.call('pty_start', { command: 'sh', args: ['-c', 'setsid sleep 1000 & echo GC=$!; sleep 1000'] })
+    const pid = Number(/pid (\d+)/.exec(session.text)![1])
+    const grandchild = Number(/GC=(\d+)/.exec((await readUntil(s, sessionId(session.text), /GC=\d+/)).text)![1])
+    const host = hostOf(s.pid)
+    expect([pid, grandchild].every(alive)).toBe(true)
+    process.kill(s.pid, 'SIGTERM')
+    await vi.waitFor(() => expect([s.pid, host, pid, grandchild].filter(alive)).toEqual([]), { timeout: 10000 })
+  })
 })
 
 describe('ptypilot mcp: crash isolation', () => {
@@ -452,6 +462,12 @@ describe('ptypilot mcp: crash isolation', () => {
     expect(after.text).toContain('after the crash')
     expect((await s.call('pty_list', {})).text).toBe('No terminal sessions.')
     expect(hostOf(s.pid)).not.toBe(host)
+    // A new session on the fresh host gets a new id (not the lost one) and works.
+    const next = await s.call('pty_start', { command: 'python3', args: ['-q'] })
+    const nextId = sessionId(next.text)
+    expect(nextId).not.toBe(id)
+    await readUntil(s, nextId, />>> /)
+    await s.call('pty_stop', { id: nextId })
   })
 
   it('a host that aborts mid-session is an error result naming the lost handle; the next call works', async () => {
