@@ -319,6 +319,12 @@ function createServer(options, modules = []) {
   const lastUsed = new Map()
   /** Handle id → why this server stopped it (idle cleanup), for later calls naming it. */
   const reaped = new Map()
+  /** Calls in flight: the id each names (or null), and when it came. */
+  const inFlight = new Set()
+  /** Marks a live handle as used now. */
+  const touch = (id) => {
+    if (typeof id === 'string' && lastUsed.has(id)) lastUsed.set(id, Date.now())
+  }
 
   const registry = new ptypilot.ToolRegistry({
     isolation: 'process',
@@ -365,7 +371,8 @@ function createServer(options, modules = []) {
     const { name } = request.params
     const input = request.params.arguments ?? {}
     const named = typeof input.id === 'string' ? input.id : null
-    if (named !== null && lastUsed.has(named)) lastUsed.set(named, Date.now())
+    const call = { id: named, since: Date.now() }
+    inFlight.add(call)
     const token = request.params._meta?.progressToken
     const stopProgress = token === undefined ? () => {} : trackProgress(name, input, named, token, extra)
     // A cancelled request gets no more progress (the call itself runs on: the
@@ -373,12 +380,15 @@ function createServer(options, modules = []) {
     extra.signal.addEventListener('abort', stopProgress, { once: true })
     try {
       const reply = await registry.respond(name, input)
+      touch(named)
+      touch(reply.state?.id ?? reply.result?.id)
       let text = reply.text
       if (reply.isError && named !== null && reaped.has(named)) text += `\n(${reaped.get(named)})`
       return textResult(text, reply.isError)
     } catch (err) {
       return textResult(errorText(err), true)
     } finally {
+      inFlight.delete(call)
       stopProgress()
       extra.signal.removeEventListener('abort', stopProgress)
     }
@@ -432,8 +442,11 @@ function createServer(options, modules = []) {
   }
   async function reapIdle() {
     const now = Date.now()
+    // Never what a call in flight works on: the handle it names, or one it may have started.
+    const busy = new Set([...inFlight].map((c) => c.id))
+    const firstSpawn = Math.min(...[...inFlight].filter((c) => c.id === null).map((c) => c.since))
     for (const h of registry.list()) {
-      if (h.state !== 'running') continue
+      if (h.state !== 'running' || busy.has(h.id) || h.startedAt >= firstSpawn) continue
       const since = lastUsed.get(h.id) ?? h.startedAt
       if (now - since < options.idleTimeoutMs) continue
       lastUsed.delete(h.id)
