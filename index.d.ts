@@ -1815,3 +1815,111 @@ export declare function readRecording(path: string): Recording
  * ```
  */
 export declare function replay(recording: string | Recording, options?: { until?: number }): ScreenModel
+
+// ---------- Lean screens ----------
+
+/**
+ * A screen as a view carries it: what `PtySession.screen()` returns has these fields (and
+ * more), so a `ScreenSnapshot` can be passed where a `ViewScreen` is expected.
+ */
+export interface ViewScreen {
+  /** Every row (`lines.length === rows`), without line breaks. */
+  lines: string[]
+  cols: number
+  rows: number
+  /** 0-based row and column; `visible` defaults to true. */
+  cursor: { row: number; col: number; visible?: boolean }
+  /** @default false */
+  altScreen?: boolean
+}
+
+/** What `screenView` (and `ScreenViewTracker.view`) renders. */
+export interface ScreenView {
+  /** The text for the model (format: see `screenView`). */
+  text: string
+  /** `'full'`: every row; `'partial'`: only what changed; `'unchanged'`: `[screen unchanged]`. */
+  kind: 'full' | 'partial' | 'unchanged'
+  /** The largest scroll the view tells (positive: up, as a pager moving forward), or 0. */
+  scrolled: number
+}
+
+/**
+ * A screen as text for a model, given the screen last sent for the same program
+ * (`previous`, or null for the first look): the shortest faithful one of
+ *
+ * - a **full view**: a header line, then every row up to the last non-blank one, as is —
+ *
+ *   ```text
+ *   [screen 80x24 (full view), cursor 15,51; rows 16-23 blank]
+ *   diff --git a/story.txt b/story.txt
+ *   ...
+ *   ```
+ *
+ * - a **partial view**: a header line naming what changed, then only the changed rows, each as
+ *   its 0-based row number (padded), `│`, and the row's text; every row the header does not
+ *   name is as it was —
+ *
+ *   ```text
+ *   [screen 80x24 (partial view), cursor 13,34; rows 14-22 show old rows 13-21; rows 13,23 changed]
+ *   13│        # counts are per warehouse
+ *   23│-- INSERT --                                        40,35         38%
+ *   ```
+ *
+ *   A screen that scrolled is told as the scroll plus the new rows:
+ *   `[screen 80x24 (partial view), cursor 23,4; scrolled up 2; rows 21,22 changed]` (row r
+ *   now shows what old row r+2 showed; the rows the scroll leaves are listed or blank). A part
+ *   of the screen that moved is `rows a-b show old rows c-d`, with `(scrolled up N)` added when
+ *   it is a scroll under or above a fixed line. Rows that became blank are `rows 5-9 now blank`;
+ *   a change of the cursor alone is `no row changed`. The header names the alternate screen
+ *   when the view switches to it (`, alternate screen`) or back (`, main screen`);
+ *
+ * - `[screen unchanged]` when nothing changed (rows, cursor, size, alternate screen).
+ *
+ * The header of a full or partial view has the size, the cursor (`row,col`, 0-based, `hidden`
+ * when hidden) and, in a full view, `alternate screen` when it is on. A full view is sent for
+ * the first look, after a resize, when it is not longer than the partial one, and with
+ * `{ full: true }`. `rebuildScreen(previous, text)` gives back `next` exactly.
+ * `ERR_INVALID_ARG` names a bad field (`next.lines[3] must be a string`).
+ */
+export declare function screenView(
+  previous: ViewScreen | null,
+  next: ViewScreen,
+  options?: { full?: boolean },
+): ScreenView
+
+/**
+ * The screen a view (a `screenView` text) describes, applied to the screen the previous view
+ * described (`previous`; null is fine for a full view). Rebuilds `next` of
+ * `screenView(previous, next)` exactly: `lines`, `cols`, `rows`, `cursor`, `altScreen`.
+ * `ERR_INVALID_ARG` when the text is not a view, names a row the screen does not have, or is
+ * a partial view without (or with a differently sized) previous screen.
+ */
+export declare function rebuildScreen(
+  previous: ViewScreen | null,
+  view: string,
+): { lines: string[]; cols: number; rows: number; cursor: { row: number; col: number; visible: boolean }; altScreen: boolean }
+
+/**
+ * Remembers the screen last sent per key (a handle or session id) and renders each new one as a
+ * view of what changed since (`screenView`).
+ *
+ * ```ts
+ * const views = new ScreenViewTracker()
+ * views.view(id, session.screen()).text   // full the first time, then partial views
+ * views.view(id, session.screen(), { full: true }) // the model asked for the whole screen
+ * views.forget(id)                        // when the handle is gone
+ * ```
+ */
+export declare class ScreenViewTracker {
+  constructor()
+  /** `screen` as a view of what changed since the last screen sent for `key`; remembers `screen`. */
+  view(key: string, screen: ViewScreen, options?: { full?: boolean }): ScreenView
+  /** The screen last sent for `key` (a copy), or null. */
+  last(key: string): ReturnType<typeof rebuildScreen> | null
+  /** Forgets `key`, so its next view is full; true when it was known. */
+  forget(key: string): boolean
+  /** Forgets every key. */
+  clear(): void
+  /** How many keys have a remembered screen. */
+  readonly size: number
+}

@@ -1044,3 +1044,6 @@ module.exports.ScreenModel = require('./lib/screen-model.js').ScreenModel
 // Recordings (asciicast v2, written by the `record` option): readRecording, replay.
 const { readRecording, replay } = require('./lib/recording.js')
 Object.assign(module.exports, { readRecording, replay })
+
+const { screenView, rebuildScreen, ScreenViewTracker } = require('./lib/lean-screen.js')
+Object.assign(module.exports, { screenView, rebuildScreen, ScreenViewTracker })

@@ -23,5 +23,8 @@ export const {
   ScreenModel,
   readRecording,
   replay,
+  screenView,
+  rebuildScreen,
+  ScreenViewTracker,
 } = ptypilot
 export default ptypilot

@@ -1,0 +1,257 @@
+// Lean screens: screenView renders a screen as the shortest faithful text
+// given the screen sent before, rebuildScreen applies that text to the
+// previous screen. Over real multi-step sessions (vim, less, git add -p, a
+// Python REPL: the ones the bench case measures) every screen must come back
+// exactly from the views; the unit cases cover each kind of change.
+import { describe, it, expect } from 'vitest'
+import { screenView, rebuildScreen, ScreenViewTracker, type ViewScreen } from '../index.js'
+import { SESSIONS, record } from '../bench/lib/agent-sessions.js'
+
+type Screen = { lines: string[]; cols: number; rows: number; cursor: { row: number; col: number; visible: boolean }; altScreen: boolean }
+
+function screen(lines: string[], cursor: [number, number] = [0, 0], extra: Partial<Screen> = {}): Screen {
+  const rows = extra.rows ?? 24
+  const all = [...lines, ...Array(Math.max(0, rows - lines.length)).fill('')]
+  return { lines: all, cols: 80, rows, cursor: { row: cursor[0], col: cursor[1], visible: true }, altScreen: false, ...extra }
+}
+
+/** The fields a view carries, for comparing with what rebuildScreen gives. */
+function carried(s: ViewScreen) {
+  return {
+    lines: s.lines,
+    cols: s.cols,
+    rows: s.rows,
+    cursor: { row: s.cursor.row, col: s.cursor.col, visible: s.cursor.visible ?? true },
+    altScreen: s.altScreen ?? false,
+  }
+}
+
+/** Renders `next` over `prev`, checks the rebuild, returns the view. */
+function roundTrip(prev: Screen | null, next: Screen, options?: { full?: boolean }) {
+  const view = screenView(prev, next, options)
+  expect(rebuildScreen(prev, view.text)).toEqual(carried(next))
+  return view
+}
+
+const logLine = (i: number) => `2026-11-25 10:00:${String(i % 60).padStart(2, '0')} INFO worker-${i % 4} request ${i} served in ${i * 3} ms`
+
+describe('screenView and rebuildScreen', () => {
+  it('the first look is a full view: a header, then the rows as they are, trailing blank rows told', () => {
+    const s = screen(['$ ls', 'a.txt  b.txt', '$'], [2, 2])
+    const view = roundTrip(null, s)
+    expect(view.kind).toBe('full')
+    expect(view.text).toBe('[screen 80x24 (full view), cursor 2,2; rows 3-23 blank]\n$ ls\na.txt  b.txt\n$')
+    const empty = roundTrip(null, screen([], [0, 0]))
+    expect(empty.text).toBe('[screen 80x24 (full view), cursor 0,0; all rows blank]')
+  })
+
+  it('an unchanged screen is one short line; a cursor that moved alone is a header without rows', () => {
+    const s = screen(['>>> x = 1', '>>>'], [1, 4])
+    const same = roundTrip(s, structuredClone(s))
+    expect(same).toEqual({ text: '[screen unchanged]', kind: 'unchanged', scrolled: 0 })
+    const moved = roundTrip(s, screen(['>>> x = 1', '>>>'], [1, 6]))
+    expect(moved.text).toBe('[screen 80x24 (partial view), cursor 1,6; no row changed]')
+    const hidden = roundTrip(s, { ...s, cursor: { ...s.cursor, visible: false } })
+    expect(hidden.text).toBe('[screen 80x24 (partial view), cursor 1,4 hidden; no row changed]')
+  })
+
+  it('only the changed rows are sent, numbered from 0; blanked rows are named, not listed', () => {
+    const before = screen(Array.from({ length: 20 }, (_, i) => logLine(i)), [19, 0])
+    const lines = before.lines.slice()
+    lines[3] = 'changed three'
+    lines[12] = 'changed twelve'
+    lines[18] = ''
+    lines[19] = ''
+    const view = roundTrip(before, screen(lines, [3, 5]))
+    expect(view.kind).toBe('partial')
+    expect(view.text).toBe('[screen 80x24 (partial view), cursor 3,5; rows 3,12 changed; rows 18,19 now blank]\n 3│changed three\n12│changed twelve')
+  })
+
+  it('a log that scrolled is told as the scroll plus the new rows', () => {
+    const before = screen(Array.from({ length: 24 }, (_, i) => logLine(i)), [23, 0])
+    const after = screen(Array.from({ length: 24 }, (_, i) => logLine(i + 3)), [23, 0])
+    const view = roundTrip(before, after)
+    expect(view.kind).toBe('partial')
+    expect(view.scrolled).toBe(3)
+    const [head, ...rows] = view.text.split('\n')
+    expect(head).toBe('[screen 80x24 (partial view), cursor 23,0; scrolled up 3; rows 21-23 changed]')
+    expect(rows).toEqual([`21│${logLine(24)}`, `22│${logLine(25)}`, `23│${logLine(26)}`])
+  })
+
+  it('a pager that scrolled under a fixed status line, forward and back', () => {
+    const page = (top: number) => screen([...Array.from({ length: 23 }, (_, i) => logLine(top + i)), ':'], [23, 1])
+    const forward = roundTrip(page(0), page(2))
+    expect(forward.text.split('\n')[0]).toBe(
+      '[screen 80x24 (partial view), cursor 23,1; rows 0-20 show old rows 2-22 (scrolled up 2); rows 21,22 changed]',
+    )
+    expect(forward.scrolled).toBe(2)
+    const back = roundTrip(page(2), page(1))
+    expect(back.text).toBe(
+      `[screen 80x24 (partial view), cursor 23,1; rows 1-22 show old rows 0-21 (scrolled down 1); row 0 changed]\n 0│${logLine(1)}`,
+    )
+    expect(back.scrolled).toBe(-1)
+  })
+
+  it('a line inserted in an editor moves the rows below it, told as one move (the text below scrolled)', () => {
+    const text = Array.from({ length: 22 }, (_, i) => `    statement_number_${i} = compute(${i})`)
+    const before = screen([...text, '~', 'status 1'], [5, 4])
+    const inserted = [...text.slice(0, 6), '    # a new comment', ...text.slice(6, 21), '~', 'status 2']
+    const view = roundTrip(before, screen(inserted, [6, 8]))
+    expect(view.text).toBe(
+      '[screen 80x24 (partial view), cursor 6,8; rows 7-21 show old rows 6-20 (scrolled down 1); rows 6,23 changed]\n 6│    # a new comment\n23│status 2',
+    )
+  })
+
+  it('a new size is a full view; so is a change of every row, and { full: true }', () => {
+    const s = screen(['a', 'b'], [0, 0])
+    const resized = roundTrip(s, screen(['a', 'b'], [0, 0], { cols: 100, rows: 30 }))
+    expect(resized.kind).toBe('full')
+    expect(resized.text.split('\n')[0]).toBe('[screen 100x30 (full view), cursor 0,0; rows 2-29 blank]')
+    const all = roundTrip(
+      screen(Array.from({ length: 24 }, (_, i) => `old ${i}`)),
+      screen(Array.from({ length: 24 }, (_, i) => `new ${i}`)),
+    )
+    expect(all.kind).toBe('full')
+    const asked = roundTrip(s, screen(['a', 'B'], [1, 1]), { full: true })
+    expect(asked).toMatchObject({ kind: 'full', text: '[screen 80x24 (full view), cursor 1,1; rows 2-23 blank]\na\nB' })
+  })
+
+  it('switching to the alternate screen and back is named in the header', () => {
+    const history = Array.from({ length: 20 }, (_, i) => logLine(i))
+    const shell = screen([...history, '$ vim notes.txt'], [20, 15])
+    const vim = screen(['hello', ...Array(22).fill('~'), '"notes.txt" 1L, 6B'], [0, 0], { altScreen: true })
+    const on = roundTrip(shell, vim)
+    expect(on.text.split('\n')[0]).toMatch(/^\[screen 80x24 \(full view\), cursor 0,0, alternate screen\]$/)
+    const typed = roundTrip(vim, screen(['hello world', ...Array(22).fill('~'), '-- INSERT --'], [0, 11], { altScreen: true }))
+    expect(typed.text).toBe('[screen 80x24 (partial view), cursor 0,11; rows 0,23 changed]\n 0│hello world\n23│-- INSERT --')
+    // Back on the main screen: the shell's rows as they were, and the new prompt.
+    const back = screen([...history, '$ vim notes.txt', '$'], [21, 2])
+    const off = roundTrip(shell, back)
+    expect(off.text).toBe('[screen 80x24 (partial view), cursor 21,2; row 21 changed]\n21│$')
+    const offFromVim = roundTrip(vim, back)
+    expect(offFromVim.text.split('\n')[0]).toBe('[screen 80x24 (full view), cursor 21,2; rows 22,23 blank]')
+    expect(rebuildScreen(vim, offFromVim.text).altScreen).toBe(false)
+    const quitting = screen(['hello', ...Array(22).fill('~'), ':q'], [23, 2])
+    const switched = roundTrip(vim, quitting)
+    expect(switched.text).toBe('[screen 80x24 (partial view), cursor 23,2, main screen; row 23 changed]\n23│:q')
+    expect(rebuildScreen(vim, switched.text).altScreen).toBe(false)
+    expect(rebuildScreen(quitting, screenView(quitting, vim).text).altScreen).toBe(true)
+  })
+
+  it('wide characters and the row mark itself come back as they were', () => {
+    const text = Array.from({ length: 10 }, (_, i) => `${i} 名前: 日本語のテキストと表示の幅 ✓`)
+    const before = screen([...text, 'emoji 🎉🚀 ok', 'a│b│c'], [0, 0])
+    const after = screen([...text, 'emoji 🎉🚀 done', 'a│b│c│d', '┌──┐ 表'], [12, 6])
+    const view = roundTrip(before, after)
+    expect(view.text).toBe('[screen 80x24 (partial view), cursor 12,6; rows 10-12 changed]\n10│emoji 🎉🚀 done\n11│a│b│c│d\n12│┌──┐ 表')
+    roundTrip(null, after)
+  })
+
+  it('random edits, inserts, deletes and scrolls rebuild exactly, and never cost more than the full view', () => {
+    let seed = 42
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const word = () => ['', 'x', 'def f():', '    return 1', '~', 'lorem ipsum dolor', '表示', '│'][rand(8)]
+    for (let round = 0; round < 300; round++) {
+      const rows = 3 + rand(30)
+      let lines = Array.from({ length: rows }, word)
+      let prev: Screen | null = null
+      for (let step = 0; step < 8; step++) {
+        const next = lines.slice()
+        const op = rand(5)
+        if (op === 0) next[rand(rows)] = word() + rand(100)
+        if (op === 1) {
+          next.splice(rand(rows), 0, `inserted ${rand(1000)}`)
+          next.pop()
+        }
+        if (op === 2) {
+          next.splice(rand(rows), 1)
+          next.push(word())
+        }
+        if (op === 3) next.push(...next.splice(0, 1 + rand(rows - 1)).map(() => `new ${rand(1000)}`))
+        if (op === 4) next.unshift(...next.splice(rows - 1 - rand(rows - 1)).map(() => word()))
+        const s = screen(next, [rand(rows), rand(80)], { rows, altScreen: rand(4) === 0 })
+        const view = roundTrip(prev, s)
+        if (prev) expect(view.text.length).toBeLessThanOrEqual(screenView(null, s).text.length)
+        prev = s
+        lines = next
+      }
+    }
+  })
+
+  it('bad screens, options and views are ERR_INVALID_ARG naming what is wrong', () => {
+    const s = screen(Array.from({ length: 10 }, (_, i) => logLine(i)))
+    const bad = (f: () => unknown, message: RegExp) => expect(f).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringMatching(message) }))
+    bad(() => screenView(null, { ...s, lines: 'a' as unknown as string[] }), /next\.lines must be an array/)
+    bad(() => screenView(null, { ...s, rows: 25 }), /next\.lines must have one entry per row \(25\), got 24/)
+    bad(() => screenView(null, { ...s, lines: ['a\nb', ...s.lines.slice(1)] }), /next\.lines\[0\] must not contain a line break/)
+    bad(() => screenView(null, { ...s, lines: [...s.lines.slice(1), 7 as unknown as string] }), /next\.lines\[23\] must be a string, got number 7/)
+    bad(() => screenView(null, { ...s, cursor: { row: -1, col: 0 } }), /next\.cursor\.row must be a non-negative integer/)
+    bad(() => screenView({ ...s, cols: 0 }, s), /previous\.cols must be a positive integer/)
+    bad(() => screenView(null, s, { full: 1 as unknown as boolean }), /options\.full must be a boolean/)
+    bad(() => screenView(null, s, { fill: true } as never), /options\.fill is not an option/)
+    bad(() => rebuildScreen(null, 42 as unknown as string), /view must be a string/)
+    bad(() => rebuildScreen(s, 'hello'), /the first line is not a screen header/)
+    bad(() => rebuildScreen(null, '[screen unchanged]'), /needs the previous screen/)
+    const partial = screenView(s, { ...s, lines: ['b', ...s.lines.slice(1)] }).text
+    expect(partial).toBe('[screen 80x24 (partial view), cursor 0,0; row 0 changed]\n 0│b')
+    bad(() => rebuildScreen(null, partial), /a partial view needs the previous screen/)
+    bad(() => rebuildScreen(screen(['a'], [0, 0], { rows: 10 }), partial), /cannot apply to a 80x10 one/)
+    bad(() => rebuildScreen(s, partial.replace(' 0│b', ' 5│b')), /row 5 is listed but the header does not name it/)
+    bad(() => rebuildScreen(s, partial.replace('\n 0│b', '')), /a row the header names as changed is missing/)
+    bad(() => rebuildScreen(s, partial.replace('row 0 changed', 'row 30 changed')), /outside rows 0-23/)
+    bad(() => rebuildScreen(s, partial.replace('row 0 changed', 'row 0 flipped')), /unknown clause "row 0 flipped"/)
+    bad(() => rebuildScreen(s, '[screen 80x24 (partial view), cursor 0,0; scrolled up 30]'), /does not fit 24 rows/)
+  })
+})
+
+describe('ScreenViewTracker', () => {
+  it('remembers the last screen per key, forgets on request', () => {
+    const views = new ScreenViewTracker()
+    const history = Array.from({ length: 10 }, (_, i) => logLine(i))
+    const a = screen([...history, 'one'])
+    expect(views.view('h1', a).kind).toBe('full')
+    expect(views.view('h1', a).text).toBe('[screen unchanged]')
+    expect(views.view('h2', a).kind).toBe('full')
+    expect(views.size).toBe(2)
+    expect(views.last('h1')).toEqual(carried(a))
+    const b = screen([...history, 'two'])
+    expect(views.view('h1', b).text).toBe('[screen 80x24 (partial view), cursor 0,0; row 10 changed]\n10│two')
+    expect(views.view('h1', b, { full: true }).kind).toBe('full')
+    expect(views.forget('h1')).toBe(true)
+    expect(views.forget('h1')).toBe(false)
+    expect(views.last('h1')).toBeNull()
+    expect(views.view('h1', b).kind).toBe('full')
+    views.clear()
+    expect(views.size).toBe(0)
+    expect(() => views.view(7 as unknown as string, a)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG' }))
+  })
+})
+
+describe('real sessions: every screen rebuilt from the lean views', () => {
+  for (const session of Object.values(SESSIONS)) {
+    it(session.title, { timeout: 120_000 }, async () => {
+      const steps = await record(session)
+      expect(steps.length).toBeGreaterThan(8)
+      const views = new ScreenViewTracker()
+      let model: ReturnType<typeof rebuildScreen> | null = null
+      let lean = 0
+      let full = 0
+      const kinds = new Set<string>()
+      for (const step of steps.filter((s) => !s.exited)) {
+        const view = views.view('h', step.screen)
+        kinds.add(view.kind)
+        // What the model holds after this view: the previous screen with the view applied.
+        model = rebuildScreen(model, view.text)
+        expect(model, `after ${JSON.stringify(step.input)}`).toEqual(carried(step.screen))
+        expect(model.lines.join('\n').replace(/\n+$/, '')).toBe(step.screen.text)
+        lean += view.text.length
+        full += step.screen.text.length
+      }
+      expect(kinds).toContain('partial')
+      expect(lean).toBeLessThan(full)
+    })
+  }
+})
