@@ -1850,32 +1850,32 @@ export interface ScreenView {
  * - a **full view**: a header line, then every row up to the last non-blank one, as is —
  *
  *   ```text
- *   [screen 80x24 (full view), cursor 15,51; rows 16-23 blank]
+ *   [full view 80x24, cursor 15,51; rows 16-23 blank]
  *   diff --git a/story.txt b/story.txt
  *   ...
  *   ```
  *
  * - a **partial view**: a header line naming what changed, then only the changed rows, each as
- *   its 0-based row number (padded), `│`, and the row's text; every row the header does not
+ *   its row number (from 0, padded), `│`, and the row's text; every row the header does not
  *   name is as it was —
  *
  *   ```text
- *   [screen 80x24 (partial view), cursor 13,34; rows 14-22 show old rows 13-21; rows 13,23 changed]
+ *   [partial view 80x24, cursor 13,34; rows 14-22 were 13-21 (scrolled down 1); rows 13,23 changed]
  *   13│        # counts are per warehouse
  *   23│-- INSERT --                                        40,35         38%
  *   ```
  *
- *   A screen that scrolled is told as the scroll plus the new rows:
- *   `[screen 80x24 (partial view), cursor 23,4; scrolled up 2; rows 21,22 changed]` (row r
- *   now shows what old row r+2 showed; the rows the scroll leaves are listed or blank). A part
- *   of the screen that moved is `rows a-b show old rows c-d`, with `(scrolled up N)` added when
- *   it is a scroll under or above a fixed line. Rows that became blank are `rows 5-9 now blank`;
- *   a change of the cursor alone is `no row changed`. The header names the alternate screen
- *   when the view switches to it (`, alternate screen`) or back (`, main screen`);
+ *   Header clauses, separated by `; `: `rows a-b were c-d` (those rows moved; `(scrolled up N)`
+ *   or `(scrolled down N)` is added when the block is half the screen or more, or scrolls
+ *   away from a fixed line); `scrolled up N` / `scrolled down N` alone (the whole screen
+ *   scrolled: row r shows what row r+N showed; the rows it leaves are listed or blank);
+ *   `rows 3,5-7 changed` (listed below); `rows 18,19 blank`; `no row changed` (the cursor
+ *   alone moved). After the cursor, `, alternate screen` or `, main screen` when the view
+ *   switches screens;
  *
  * - `[screen unchanged]` when nothing changed (rows, cursor, size, alternate screen).
  *
- * The header of a full or partial view has the size, the cursor (`row,col`, 0-based, `hidden`
+ * The header of a full or partial view has the size, the cursor (`row,col`, from 0, `hidden`
  * when hidden) and, in a full view, `alternate screen` when it is on. A full view is sent for
  * the first look, after a resize, when it is not longer than the partial one, and with
  * `{ full: true }`. `rebuildScreen(previous, text)` gives back `next` exactly.

@@ -40,9 +40,9 @@ describe('screenView and rebuildScreen', () => {
     const s = screen(['$ ls', 'a.txt  b.txt', '$'], [2, 2])
     const view = roundTrip(null, s)
     expect(view.kind).toBe('full')
-    expect(view.text).toBe('[screen 80x24 (full view), cursor 2,2; rows 3-23 blank]\n$ ls\na.txt  b.txt\n$')
+    expect(view.text).toBe('[full view 80x24, cursor 2,2; rows 3-23 blank]\n$ ls\na.txt  b.txt\n$')
     const empty = roundTrip(null, screen([], [0, 0]))
-    expect(empty.text).toBe('[screen 80x24 (full view), cursor 0,0; all rows blank]')
+    expect(empty.text).toBe('[full view 80x24, cursor 0,0; all rows blank]')
   })
 
   it('an unchanged screen is one short line; a cursor that moved alone is a header without rows', () => {
@@ -50,12 +50,12 @@ describe('screenView and rebuildScreen', () => {
     const same = roundTrip(s, structuredClone(s))
     expect(same).toEqual({ text: '[screen unchanged]', kind: 'unchanged', scrolled: 0 })
     const moved = roundTrip(s, screen(['>>> x = 1', '>>>'], [1, 6]))
-    expect(moved.text).toBe('[screen 80x24 (partial view), cursor 1,6; no row changed]')
+    expect(moved.text).toBe('[partial view 80x24, cursor 1,6; no row changed]')
     const hidden = roundTrip(s, { ...s, cursor: { ...s.cursor, visible: false } })
-    expect(hidden.text).toBe('[screen 80x24 (partial view), cursor 1,4 hidden; no row changed]')
+    expect(hidden.text).toBe('[partial view 80x24, cursor 1,4 hidden; no row changed]')
   })
 
-  it('only the changed rows are sent, numbered from 0; blanked rows are named, not listed', () => {
+  it('only the changed rows are sent, numbered from 0; rows that became blank are named, not listed', () => {
     const before = screen(Array.from({ length: 20 }, (_, i) => logLine(i)), [19, 0])
     const lines = before.lines.slice()
     lines[3] = 'changed three'
@@ -64,7 +64,7 @@ describe('screenView and rebuildScreen', () => {
     lines[19] = ''
     const view = roundTrip(before, screen(lines, [3, 5]))
     expect(view.kind).toBe('partial')
-    expect(view.text).toBe('[screen 80x24 (partial view), cursor 3,5; rows 3,12 changed; rows 18,19 now blank]\n 3│changed three\n12│changed twelve')
+    expect(view.text).toBe('[partial view 80x24, cursor 3,5; rows 3,12 changed; rows 18,19 blank]\n 3│changed three\n12│changed twelve')
   })
 
   it('a log that scrolled is told as the scroll plus the new rows', () => {
@@ -74,7 +74,7 @@ describe('screenView and rebuildScreen', () => {
     expect(view.kind).toBe('partial')
     expect(view.scrolled).toBe(3)
     const [head, ...rows] = view.text.split('\n')
-    expect(head).toBe('[screen 80x24 (partial view), cursor 23,0; scrolled up 3; rows 21-23 changed]')
+    expect(head).toBe('[partial view 80x24, cursor 23,0; scrolled up 3; rows 21-23 changed]')
     expect(rows).toEqual([`21│${logLine(24)}`, `22│${logLine(25)}`, `23│${logLine(26)}`])
   })
 
@@ -82,12 +82,12 @@ describe('screenView and rebuildScreen', () => {
     const page = (top: number) => screen([...Array.from({ length: 23 }, (_, i) => logLine(top + i)), ':'], [23, 1])
     const forward = roundTrip(page(0), page(2))
     expect(forward.text.split('\n')[0]).toBe(
-      '[screen 80x24 (partial view), cursor 23,1; rows 0-20 show old rows 2-22 (scrolled up 2); rows 21,22 changed]',
+      '[partial view 80x24, cursor 23,1; rows 0-20 were 2-22 (scrolled up 2); rows 21,22 changed]',
     )
     expect(forward.scrolled).toBe(2)
     const back = roundTrip(page(2), page(1))
     expect(back.text).toBe(
-      `[screen 80x24 (partial view), cursor 23,1; rows 1-22 show old rows 0-21 (scrolled down 1); row 0 changed]\n 0│${logLine(1)}`,
+      `[partial view 80x24, cursor 23,1; rows 1-22 were 0-21 (scrolled down 1); row 0 changed]\n 0│${logLine(1)}`,
     )
     expect(back.scrolled).toBe(-1)
   })
@@ -98,7 +98,7 @@ describe('screenView and rebuildScreen', () => {
     const inserted = [...text.slice(0, 6), '    # a new comment', ...text.slice(6, 21), '~', 'status 2']
     const view = roundTrip(before, screen(inserted, [6, 8]))
     expect(view.text).toBe(
-      '[screen 80x24 (partial view), cursor 6,8; rows 7-21 show old rows 6-20 (scrolled down 1); rows 6,23 changed]\n 6│    # a new comment\n23│status 2',
+      '[partial view 80x24, cursor 6,8; rows 7-21 were 6-20 (scrolled down 1); rows 6,23 changed]\n 6│    # a new comment\n23│status 2',
     )
   })
 
@@ -106,14 +106,14 @@ describe('screenView and rebuildScreen', () => {
     const s = screen(['a', 'b'], [0, 0])
     const resized = roundTrip(s, screen(['a', 'b'], [0, 0], { cols: 100, rows: 30 }))
     expect(resized.kind).toBe('full')
-    expect(resized.text.split('\n')[0]).toBe('[screen 100x30 (full view), cursor 0,0; rows 2-29 blank]')
+    expect(resized.text.split('\n')[0]).toBe('[full view 100x30, cursor 0,0; rows 2-29 blank]')
     const all = roundTrip(
       screen(Array.from({ length: 24 }, (_, i) => `old ${i}`)),
       screen(Array.from({ length: 24 }, (_, i) => `new ${i}`)),
     )
     expect(all.kind).toBe('full')
     const asked = roundTrip(s, screen(['a', 'B'], [1, 1]), { full: true })
-    expect(asked).toMatchObject({ kind: 'full', text: '[screen 80x24 (full view), cursor 1,1; rows 2-23 blank]\na\nB' })
+    expect(asked).toMatchObject({ kind: 'full', text: '[full view 80x24, cursor 1,1; rows 2-23 blank]\na\nB' })
   })
 
   it('switching to the alternate screen and back is named in the header', () => {
@@ -121,19 +121,19 @@ describe('screenView and rebuildScreen', () => {
     const shell = screen([...history, '$ vim notes.txt'], [20, 15])
     const vim = screen(['hello', ...Array(22).fill('~'), '"notes.txt" 1L, 6B'], [0, 0], { altScreen: true })
     const on = roundTrip(shell, vim)
-    expect(on.text.split('\n')[0]).toMatch(/^\[screen 80x24 \(full view\), cursor 0,0, alternate screen\]$/)
+    expect(on.text.split('\n')[0]).toMatch(/^\[full view 80x24, cursor 0,0, alternate screen\]$/)
     const typed = roundTrip(vim, screen(['hello world', ...Array(22).fill('~'), '-- INSERT --'], [0, 11], { altScreen: true }))
-    expect(typed.text).toBe('[screen 80x24 (partial view), cursor 0,11; rows 0,23 changed]\n 0│hello world\n23│-- INSERT --')
+    expect(typed.text).toBe('[partial view 80x24, cursor 0,11; rows 0,23 changed]\n 0│hello world\n23│-- INSERT --')
     // Back on the main screen: the shell's rows as they were, and the new prompt.
     const back = screen([...history, '$ vim notes.txt', '$'], [21, 2])
     const off = roundTrip(shell, back)
-    expect(off.text).toBe('[screen 80x24 (partial view), cursor 21,2; row 21 changed]\n21│$')
+    expect(off.text).toBe('[partial view 80x24, cursor 21,2; row 21 changed]\n21│$')
     const offFromVim = roundTrip(vim, back)
-    expect(offFromVim.text.split('\n')[0]).toBe('[screen 80x24 (full view), cursor 21,2; rows 22,23 blank]')
+    expect(offFromVim.text.split('\n')[0]).toBe('[full view 80x24, cursor 21,2; rows 22,23 blank]')
     expect(rebuildScreen(vim, offFromVim.text).altScreen).toBe(false)
     const quitting = screen(['hello', ...Array(22).fill('~'), ':q'], [23, 2])
     const switched = roundTrip(vim, quitting)
-    expect(switched.text).toBe('[screen 80x24 (partial view), cursor 23,2, main screen; row 23 changed]\n23│:q')
+    expect(switched.text).toBe('[partial view 80x24, cursor 23,2, main screen; row 23 changed]\n23│:q')
     expect(rebuildScreen(vim, switched.text).altScreen).toBe(false)
     expect(rebuildScreen(quitting, screenView(quitting, vim).text).altScreen).toBe(true)
   })
@@ -143,7 +143,7 @@ describe('screenView and rebuildScreen', () => {
     const before = screen([...text, 'emoji 🎉🚀 ok', 'a│b│c'], [0, 0])
     const after = screen([...text, 'emoji 🎉🚀 done', 'a│b│c│d', '┌──┐ 表'], [12, 6])
     const view = roundTrip(before, after)
-    expect(view.text).toBe('[screen 80x24 (partial view), cursor 12,6; rows 10-12 changed]\n10│emoji 🎉🚀 done\n11│a│b│c│d\n12│┌──┐ 表')
+    expect(view.text).toBe('[partial view 80x24, cursor 12,6; rows 10-12 changed]\n10│emoji 🎉🚀 done\n11│a│b│c│d\n12│┌──┐ 表')
     roundTrip(null, after)
   })
 
@@ -196,14 +196,14 @@ describe('screenView and rebuildScreen', () => {
     bad(() => rebuildScreen(s, 'hello'), /the first line is not a screen header/)
     bad(() => rebuildScreen(null, '[screen unchanged]'), /needs the previous screen/)
     const partial = screenView(s, { ...s, lines: ['b', ...s.lines.slice(1)] }).text
-    expect(partial).toBe('[screen 80x24 (partial view), cursor 0,0; row 0 changed]\n 0│b')
+    expect(partial).toBe('[partial view 80x24, cursor 0,0; row 0 changed]\n 0│b')
     bad(() => rebuildScreen(null, partial), /a partial view needs the previous screen/)
     bad(() => rebuildScreen(screen(['a'], [0, 0], { rows: 10 }), partial), /cannot apply to a 80x10 one/)
     bad(() => rebuildScreen(s, partial.replace(' 0│b', ' 5│b')), /row 5 is listed but the header does not name it/)
     bad(() => rebuildScreen(s, partial.replace('\n 0│b', '')), /a row the header names as changed is missing/)
     bad(() => rebuildScreen(s, partial.replace('row 0 changed', 'row 30 changed')), /outside rows 0-23/)
     bad(() => rebuildScreen(s, partial.replace('row 0 changed', 'row 0 flipped')), /unknown clause "row 0 flipped"/)
-    bad(() => rebuildScreen(s, '[screen 80x24 (partial view), cursor 0,0; scrolled up 30]'), /does not fit 24 rows/)
+    bad(() => rebuildScreen(s, '[partial view 80x24, cursor 0,0; scrolled up 30]'), /does not fit 24 rows/)
   })
 })
 
@@ -218,7 +218,7 @@ describe('ScreenViewTracker', () => {
     expect(views.size).toBe(2)
     expect(views.last('h1')).toEqual(carried(a))
     const b = screen([...history, 'two'])
-    expect(views.view('h1', b).text).toBe('[screen 80x24 (partial view), cursor 0,0; row 10 changed]\n10│two')
+    expect(views.view('h1', b).text).toBe('[partial view 80x24, cursor 0,0; row 10 changed]\n10│two')
     expect(views.view('h1', b, { full: true }).kind).toBe('full')
     expect(views.forget('h1')).toBe(true)
     expect(views.forget('h1')).toBe(false)

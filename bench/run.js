@@ -31,6 +31,7 @@ const CASES = [
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'screen', args: [] },
   { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
+  { name: 'lean', args: QUICK ? ['--rounds=1'] : ['--rounds=2'] },
   // Last: starting 500 shells at once disturbs whatever runs right after.
   { name: 'memory', args: QUICK ? ['--repeats=1', '--n=100'] : ['--repeats=2', '--n=500'] },
 ]
@@ -255,6 +256,27 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
+  if (r.lean) {
+    const x = r.lean
+    const pct = (a, b) => `${f1((100 * a) / b)} %`
+    out.push('### 8. Lean screens: characters sent to the model over multi-step agent sessions (80×24; lower is better)')
+    out.push('')
+    out.push(
+      'Real programs driven step by step as an agent would (bench/lib/agent-sessions.js), the screen taken after each step. "Full" is the screen text a tool call returns (rows right-trimmed, trailing blank rows dropped); "lean" is what `ScreenViewTracker` sends for the same screens (the first one and any with a new size full, then partial views, `[screen unchanged]`); a screen after which the program exited counts as full on both sides. Every lean view was rebuilt with `rebuildScreen` and matched its screen. "New rows" is what any row-by-row scheme must send: the rows that were nowhere on the previous screen. Characters are code points.',
+    )
+    out.push('')
+    out.push('| session | screens | full | lean | lean ÷ full | new rows ÷ full | views: full / partial / unchanged / after exit |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      const k = row.kinds
+      out.push(
+        `| ${row.title} | ${row.steps} | ${row.full} | ${row.lean} | ${pct(row.lean, row.full)} | ${pct(row.newRows, row.full)} | ${k.full} / ${k.partial} / ${k.unchanged} / ${k.exited} |`,
+      )
+    }
+    const t = x.total
+    out.push(`| all four | ${t.steps} | ${t.full} | ${t.lean} | ${pct(t.lean, t.full)} | ${pct(t.newRows, t.full)} | |`)
+    out.push('')
+  }
   return out.join('\n')
 }
 
@@ -328,6 +350,15 @@ function targetsOf(results) {
       measured: r.host.rows.map((row) => `${row.op} ${f0(row.extra.p50.median)} µs (p99 ${f0(row.extra.p99.median)} µs)`).join(', '),
       ratio: `${f2(cost / 1000)} of the budget`,
       ok: cost < 1000,
+    })
+  }
+  if (r.lean) {
+    const x = r.lean.total
+    t.push({
+      what: 'lean screens: at most 35 % of the characters of full screens over multi-step agent sessions, every screen rebuilt exactly',
+      measured: `${x.lean} of ${x.full} characters (${r.lean.rows.map((row) => `${row.session} ${f0((100 * row.lean) / row.full)} %`).join(', ')})`,
+      ratio: `${f1((100 * x.lean) / x.full)} %`,
+      ok: x.lean <= 0.35 * x.full,
     })
   }
   if (r.memory) {

@@ -106,7 +106,7 @@ const plural = (rows, what) => `${rows.length === 1 ? 'row' : 'rows'} ${rowList(
  * to the main screen).
  */
 function header(s, kind, clauses, prev) {
-  let out = `[screen ${s.cols}x${s.rows} (${kind} view), cursor ${s.cursor.row},${s.cursor.col}`
+  let out = `[${kind} view ${s.cols}x${s.rows}, cursor ${s.cursor.row},${s.cursor.col}`
   if (!s.cursor.visible) out += ' hidden'
   if (prev === null ? s.altScreen : s.altScreen !== prev.altScreen) out += s.altScreen ? ', alternate screen' : ', main screen'
   if (clauses.length > 0) out += `; ${clauses.join('; ')}`
@@ -145,15 +145,15 @@ function sameMeta(a, b) {
 
 // What a partial view costs, roughly, in characters: the planner below
 // minimises this, then the rendered text is compared with the full view.
-const BLOCK_COST = 32 // "; rows 14-22 show old rows 13-21"
-const BLANK_COST = 3 // ",15" in a "now blank" list
+const BLOCK_COST = 23 // "; rows 14-22 were 13-21"
+const BLANK_COST = 3 // ",15" in a "blank" list
 const LISTED_COST = 3 // ",13" in the "changed" list, beside the row itself
 
 /**
  * Plans a partial view: for each new row, where it comes from. `plan[i]` is
  * `{ move: d }` (the old row i+d; d = 0 is the row left as it was), `'blank'`
  * or `'text'` (listed). Rows moved by the same d in a run form one block
- * ("rows a-b show old rows a+d-b+d"), so the plan is the cheapest path
+ * ("rows a-b were a+d-b+d"), so the plan is the cheapest path
  * through the rows, a block costing once when it starts.
  */
 function plan(prev, next) {
@@ -233,7 +233,7 @@ function partialView(prev, next) {
     i++
   }
   if (changed.length > 0) clauses.push(listClause(changed, 'changed'))
-  if (blank.length > 0) clauses.push(listClause(blank, 'now blank'))
+  if (blank.length > 0) clauses.push(listClause(blank, 'blank'))
   if (clauses.length === 0) clauses.push('no row changed')
   const out = [header(next, 'partial', clauses, prev)]
   for (const row of changed) out.push(`${String(row).padStart(width)}${MARK}${next.lines[row]}`)
@@ -241,7 +241,7 @@ function partialView(prev, next) {
 }
 
 /**
- * New rows a..b are old rows a+d..b+d: `rows 3-9 show old rows 4-10`, with
+ * New rows a..b are old rows a+d..b+d: `rows 3-9 were 4-10`, with
  * `(scrolled up 4)` added for a block of half the screen or more, or one
  * that starts at the top (moving up) or ends at the bottom (moving down): the
  * scrolling part of a screen with a fixed status line, or of an editor's
@@ -250,7 +250,7 @@ function partialView(prev, next) {
 function moveClause(a, b, d, rows) {
   const dir = `scrolled ${d > 0 ? 'up' : 'down'} ${Math.abs(d)}`
   const span = (x, y) => (x === y ? `${x}` : `${x}-${y}`)
-  let out = a === b ? `row ${a} shows old row ${a + d}` : `rows ${span(a, b)} show old rows ${span(a + d, b + d)}`
+  let out = a === b ? `row ${a} was ${a + d}` : `rows ${span(a, b)} were ${span(a + d, b + d)}`
   if ((a === 0 && d > 0) || (b === rows - 1 && d < 0) || 2 * (b - a + 1) >= rows) out += ` (${dir})`
   return out
 }
@@ -293,8 +293,8 @@ function badView(view, why) {
   return invalidArg(`view is not a screen view from screenView(): ${why} (first line ${describe(first)})`)
 }
 
-const HEADER = /^\[screen (\d+)x(\d+) \((full|partial) view\), cursor (\d+),(\d+)( hidden)?(, alternate screen|, main screen)?(?:; (.*))?\]$/
-const MOVE = /^rows? (\d+)(?:-(\d+))? shows? old rows? (\d+)(?:-(\d+))?(?: \(scrolled (up|down) (\d+)\))?$/
+const HEADER = /^\[(full|partial) view (\d+)x(\d+), cursor (\d+),(\d+)( hidden)?(, alternate screen|, main screen)?(?:; (.*))?\]$/
+const MOVE = /^rows? (\d+)(?:-(\d+))? (?:was|were) (\d+)(?:-(\d+))?(?: \(scrolled (up|down) (\d+)\))?$/
 
 /**
  * The screen `view` (a text from `screenView`) describes, given the screen
@@ -313,11 +313,11 @@ function rebuildScreen(previous, view) {
   }
   const m = HEADER.exec(lines[0])
   if (!m) throw badView(view, 'the first line is not a screen header')
-  const [cols, rows, row, col] = [m[1], m[2], m[4], m[5]].map(Number)
+  const [cols, rows, row, col] = [m[2], m[3], m[4], m[5]].map(Number)
   if (cols < 1 || rows < 1) throw badView(view, `a ${cols}x${rows} screen has no cells`)
   const s = { cols, rows, lines: null, cursor: { row, col, visible: m[6] === undefined }, altScreen: m[7] === ', alternate screen' }
   const clauses = m[8] === undefined ? [] : m[8].split('; ')
-  if (m[3] === 'full') {
+  if (m[1] === 'full') {
     if (m[7] === ', main screen') throw badView(view, 'a full view names the alternate screen only when it is on')
     // The rows follow in order; the rest are blank.
     for (const clause of clauses) {
@@ -375,7 +375,7 @@ function rebuildScreen(previous, view) {
         claim(r)
         changed.add(r)
       }
-    } else if ((c = /^rows? ([\d,-]+) now blank$/.exec(clause))) {
+    } else if ((c = /^rows? ([\d,-]+) blank$/.exec(clause))) {
       for (const r of parseRowList(c[1], rows, view)) {
         claim(r)
         base[r] = ''
