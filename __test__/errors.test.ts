@@ -161,6 +161,7 @@ const KEYS = {
   tool: ['name', 'description', 'commands', 'cwd'],
   runner: ['defaults', 'onEvent', 'keepFinished'],
   terminal: ['cwd', 'maxSessions', 'spillDir', 'allow', 'env', 'cols', 'rows', 'maxOutputLines', 'maxOutputBytes', 'defaultTimeoutMs', 'maxTimeoutMs', 'maxWaitMs', 'stopGraceMs'],
+  screen: ['lines', 'cols', 'rows', 'cursor', 'altScreen', 'full'],
 }
 type Kind = keyof typeof KEYS
 
@@ -209,6 +210,7 @@ describe('every public function fails with a documented code on hostile argument
     const toolNames = ['git', 'nope', 'pty_exec', 'pty_start', 'pty_read', 'pty_send', 'pty_list', 'pty_stop']
     const runner = own(new ptypilot.TaskRunner(), (r) => r.cancelAll())
     const model = new ptypilot.ScreenModel()
+    const views = new ptypilot.ScreenViewTracker()
     const track = (x: unknown) => {
       if (x instanceof ptypilot.PtySession) own(x, (s) => s.kill())
       if (x instanceof ptypilot.Shell) own(x, (s) => s.close())
@@ -281,6 +283,12 @@ describe('every public function fails with a documented code on hostile argument
       ['PtySession#screen', () => (live() as any).screen(arg())],
       ['readRecording', () => P.readRecording(arg())],
       ['replay', () => P.replay(arg(), arg())],
+      ['screenView', () => P.screenView(arg('screen'), arg('screen'), arg('screen'))],
+      ['rebuildScreen', () => P.rebuildScreen(arg('screen'), arg())],
+      ['new ScreenViewTracker', () => new P.ScreenViewTracker(arg())],
+      ['ScreenViewTracker#view', () => (views as any).view(pick(['h1', arg()]), arg('screen'), arg('screen'))],
+      ['ScreenViewTracker#forget', () => (views as any).forget(arg())],
+      ['ScreenViewTracker#last', () => (views as any).last(arg())],
     ]
     /* eslint-enable @typescript-eslint/no-explicit-any */
     const exported = Object.keys(ptypilot).filter((k) => k !== 'default')

@@ -16,46 +16,53 @@
 // (`screenView`) and in the README ("Lean screens").
 
 const { invalidArg, describe } = require('./errors.js')
+const { own, read } = require('./args.js')
 
 const MARK = '│'
 const UNCHANGED = '[screen unchanged]'
 
-/** Checks a screen-like object and copies the parts a view carries. */
+/**
+ * Checks a screen-like object and copies the parts a view carries. Every
+ * read goes through `read`, so a getter or proxy that throws is
+ * ERR_INVALID_ARG naming the field.
+ */
 function normalize(screen, what) {
   if (screen === null || typeof screen !== 'object' || Array.isArray(screen)) {
     throw invalidArg(`${what} must be a screen object ({ lines, cols, rows, cursor }), got ${describe(screen)}`)
   }
-  const { lines, cols, cursor } = screen
+  const lines = read(screen, 'lines', what)
   if (!Array.isArray(lines)) throw invalidArg(`${what}.lines must be an array of strings, got ${describe(lines)}`)
-  const rows = screen.rows === undefined ? lines.length : screen.rows
+  const count = read(lines, 'length', `${what}.lines`)
+  const given = read(screen, 'rows', what)
+  const rows = given === undefined ? count : given
   if (!Number.isInteger(rows) || rows < 1) throw invalidArg(`${what}.rows must be a positive integer, got ${describe(rows)}`)
-  if (lines.length !== rows) {
-    throw invalidArg(`${what}.lines must have one entry per row (${rows}), got ${lines.length}`)
-  }
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
+  if (count !== rows) throw invalidArg(`${what}.lines must have one entry per row (${rows}), got ${count}`)
+  const copy = new Array(rows)
+  for (let i = 0; i < rows; i++) {
+    const line = read(lines, i, `${what}.lines`)
     if (typeof line !== 'string') throw invalidArg(`${what}.lines[${i}] must be a string, got ${describe(line)}`)
     if (/[\n\r]/.test(line)) throw invalidArg(`${what}.lines[${i}] must not contain a line break, got ${describe(line)}`)
+    copy[i] = line
   }
+  const cols = read(screen, 'cols', what)
   if (!Number.isInteger(cols) || cols < 1) throw invalidArg(`${what}.cols must be a positive integer, got ${describe(cols)}`)
+  const cursor = read(screen, 'cursor', what)
   if (cursor === null || typeof cursor !== 'object') {
     throw invalidArg(`${what}.cursor must be an object ({ row, col, visible }), got ${describe(cursor)}`)
   }
+  const at = {}
   for (const key of ['row', 'col']) {
-    const v = cursor[key]
+    const v = read(cursor, key, `${what}.cursor`)
     if (!Number.isInteger(v) || v < 0) throw invalidArg(`${what}.cursor.${key} must be a non-negative integer, got ${describe(v)}`)
+    at[key] = v
   }
-  const visible = cursor.visible === undefined ? true : cursor.visible
+  const shown = read(cursor, 'visible', `${what}.cursor`)
+  const visible = shown === undefined ? true : shown
   if (typeof visible !== 'boolean') throw invalidArg(`${what}.cursor.visible must be a boolean, got ${describe(visible)}`)
-  const alt = screen.altScreen === undefined ? false : screen.altScreen
+  const altGiven = read(screen, 'altScreen', what)
+  const alt = altGiven === undefined ? false : altGiven
   if (typeof alt !== 'boolean') throw invalidArg(`${what}.altScreen must be a boolean, got ${describe(alt)}`)
-  return {
-    cols,
-    rows,
-    lines: lines.slice(),
-    cursor: { row: cursor.row, col: cursor.col, visible },
-    altScreen: alt,
-  }
+  return { cols, rows, lines: copy, cursor: { row: at.row, col: at.col, visible }, altScreen: alt }
 }
 
 function checkOptions(options) {
@@ -63,10 +70,11 @@ function checkOptions(options) {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw invalidArg(`options must be an object such as { full: true }, got ${describe(options)}`)
   }
-  for (const key of Object.keys(options)) {
+  const copy = own(options, 'options')
+  for (const key of Object.keys(copy)) {
     if (key !== 'full') throw invalidArg(`options.${key} is not an option (known: full)`)
   }
-  const { full } = options
+  const { full } = copy
   if (full !== undefined && typeof full !== 'boolean') {
     throw invalidArg(`options.full must be a boolean, got ${describe(full)}`)
   }
