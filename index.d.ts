@@ -1073,8 +1073,9 @@ export interface ToolRegistryOptions {
  * stay quiet for the command's `settleMs` (at most 5 s), so the state shows the program's answer.
  *
  * Handles: a stopped handle is forgotten once its stopped state was returned by `call()`; later
- * calls naming it reject with `ERR_UNKNOWN_HANDLE`. Running handles do not keep the process alive:
- * call `abortAll()` (or use `await using`) when done.
+ * calls naming it reject with `ERR_UNKNOWN_HANDLE`. Running handles (and terminal sessions) do not
+ * keep the process alive, and are killed when it exits: call `abortAll()` (or use `await using`)
+ * when done.
  *
  * ```ts
  * const registry = new ToolRegistry({ cwd: repo })
@@ -1409,7 +1410,8 @@ export type TerminalToolResult =
  *
  * Programs run without a shell (argv) in a pseudo-terminal of `cols`×`rows`. Output over
  * 2 000 lines or 50 KiB is written to a file whose path is returned, with the head and tail
- * inline. Each tool has a `permission` class and MCP annotations. Register it with
+ * inline. A running session does not keep the process alive (it is killed when the process
+ * exits), as a registry's handles. Each tool has a `permission` class and MCP annotations. Register it with
  * `registry.register(terminalTools())`; `call()` gives typed results, `respond()` text.
  * `ERR_INVALID_ARG` for a bad option.
  */

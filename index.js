@@ -114,7 +114,7 @@ function deferred() {
 const kStartCaptured = Symbol('startCaptured')
 const terminal = require('./lib/terminal-tools.js')
 const { Replies, isModelError, noTools } = require('./lib/respond.js')
-const { kWriteInput } = terminal
+const { kWriteInput, kSpawnUnref } = terminal
 const kCaptured = Symbol('captured')
 
 /**
@@ -158,6 +158,13 @@ class PtySession {
     return this.#exit.promise
   }
 
+  /** `spawn()` of a session that does not keep the event loop alive while it runs (tool sessions). */
+  static [kSpawnUnref](options, onData) {
+    const session = new this()
+    session.#start(options, onData, undefined, undefined, undefined, false)
+    return session
+  }
+
   [kCaptured]() {
     return this.#native.captured()
   }
@@ -168,7 +175,7 @@ class PtySession {
     return this.#native.writeInput(text)
   }
 
-  #start(options, onData, listenerOptions, captureLimit, pipes) {
+  #start(options, onData, listenerOptions, captureLimit, pipes, keepAlive) {
     checkOptionsObject(options, 'options')
     checkFunction(onData, 'onData')
     const runListener = onData === undefined ? undefined : listenerEntry(onData, listenerOptions, 'listenerOptions')
@@ -206,6 +213,7 @@ class PtySession {
       baseEnv: baseEnv(),
       captureLimit,
       pipes,
+      keepAlive,
     })
     // Abort terminates the tree (TERM, grace, KILL); the exit says `cancelled`.
     detach = onAbort(signal, 'options', () => {

@@ -3,6 +3,7 @@
 // program, named keys, limits, spills, permission classes, the allow list,
 // options, and unregistering.
 import { describe, it, expect, afterEach, vi } from 'vitest'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -247,6 +248,22 @@ describe('limits, allow, events, unregister', () => {
     expect(events[0]).toMatchObject({ type: 'started', id: 'pty1', tool: 'pty_start', command: 'sh', pid: s.pid })
     expect(events.filter((e) => e.type === 'output').map((e) => (e as { chunk: string }).chunk).join('')).toMatch(/child=\d+/)
     expect(events[events.length - 1]).toMatchObject({ type: 'finished', id: 'pty1', state: 'aborted' })
+  })
+
+  it('a running session does not keep the process alive, and does not outlive it', async () => {
+    const script = `
+      const { ToolRegistry, terminalTools } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+      const registry = new ToolRegistry()
+      registry.register(terminalTools())
+      registry.call('pty_start', { command: 'sleep', args: ['300'] }).then((s) => console.log('pid=' + s.pid))
+    `
+    // Without the session holding it, Node exits once the script is done (else the timeout kills it).
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 })
+    expect(child.signal).toBeNull()
+    expect(child.status).toBe(0)
+    const pid = Number(/pid=(\d+)/.exec(child.stdout)![1])
+    expect(pid).toBeGreaterThan(0)
+    await vi.waitFor(() => expect(alive(pid)).toBe(false))
   })
 
   it('unregistering the last tool of the set stops its sessions', async () => {

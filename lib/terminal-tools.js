@@ -603,7 +603,8 @@ class TerminalSessions {
     const id = `pty${this.#nextId}`
     let pty
     try {
-      pty = this.#PtySession.spawn(
+      // Like a registry's handles, a running session does not keep the process alive.
+      pty = this.#PtySession[kSpawnUnref](
         { command, args, cwd, cols: this.#opts.cols, rows: this.#opts.rows, env: this.#opts.env },
         emit === undefined ? undefined : (chunk) => emit({ type: 'output', id, chunk }),
       )
@@ -932,6 +933,8 @@ function errorText(name, err) {
 
 /** Internal: PtySession's "type input with named keys" (index.js installs it). */
 const kWriteInput = Symbol.for('ptypilot.writeInput')
+/** Internal: PtySession's spawn of a session that does not keep the event loop alive. */
+const kSpawnUnref = Symbol.for('ptypilot.spawnUnref')
 
 module.exports = {
   terminalTools,
@@ -945,5 +948,6 @@ module.exports = {
   resultIsError,
   errorText,
   kWriteInput,
+  kSpawnUnref,
   DEFAULTS,
 }

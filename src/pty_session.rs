@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::threadsafe_function::{
+    ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
+};
 use napi_derive::napi;
 
 use crate::cancel::CancelToken;
@@ -203,11 +205,12 @@ pub struct ReadResult {
 /// arguments: `(text | null, exit | null, raw | null)`; a call's text and raw
 /// bytes come before its exit.
 type PumpArgs = FnArgs<(Option<String>, Option<PtyExit>, Option<Uint8Array>)>;
-type Pump = ThreadsafeFunction<(), (), PumpArgs, Status, false>;
+/// The session's pump into JS; a weak one does not keep the event loop alive.
+type Pump<const WEAK: bool> = ThreadsafeFunction<(), (), PumpArgs, Status, false, WEAK>;
 
-struct PumpSink(Pump);
+struct PumpSink<const WEAK: bool>(Pump<WEAK>);
 
-impl EventSink for PumpSink {
+impl<const WEAK: bool> EventSink for PumpSink<WEAK> {
     fn wake(&self) {
         self.0.call((), ThreadsafeFunctionCallMode::NonBlocking);
     }
@@ -325,6 +328,9 @@ pub struct StartHow {
     pub capture_limit: Option<f64>,
     /// Run with plain pipes instead of a pty (exec with `pty: false`).
     pub pipes: Option<bool>,
+    /// `false`: the running session does not keep the event loop alive (the
+    /// terminal tools' sessions, like a registry's handles). Default: it does.
+    pub keep_alive: Option<bool>,
 }
 
 /// The native half of `PtySession`. Internal: use `PtySession` from the package.
@@ -409,23 +415,28 @@ impl NativeSession {
         self.streaming = how.stream_output || how.stream_raw == Some(true);
         self.input_seq.set(0);
         let taker = session.clone();
-        let tsfn: Pump = pump
+        let callback = move |_ctx: ThreadsafeCallContext<()>| {
+            let out = taker.take_outbox();
+            if out.exit.is_some()
+                && let Some(id) = watch
+            {
+                // Before the exit is seen: the watch's duplicate of the
+                // master must not outlive the session's.
+                contain("closing the fast path", (), || crate::fastpath::close(id));
+            }
+            let data = (!out.data.is_empty()).then_some(out.data);
+            let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));
+            Ok(FnArgs::from((data, out.exit.map(PtyExit::from), raw)))
+        };
+        let builder = pump
             .build_threadsafe_function::<()>()
-            .callee_handled::<false>()
-            .build_callback(move |_ctx| {
-                let out = taker.take_outbox();
-                if out.exit.is_some()
-                    && let Some(id) = watch
-                {
-                    // Before the exit is seen: the watch's duplicate of the
-                    // master must not outlive the session's.
-                    contain("closing the fast path", (), || crate::fastpath::close(id));
-                }
-                let data = (!out.data.is_empty()).then_some(out.data);
-                let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));
-                Ok(FnArgs::from((data, out.exit.map(PtyExit::from), raw)))
-            })?;
-        session.attach(Arc::new(PumpSink(tsfn)));
+            .callee_handled::<false>();
+        let sink: Arc<dyn EventSink> = if how.keep_alive == Some(false) {
+            Arc::new(PumpSink(builder.weak::<true>().build_callback(callback)?))
+        } else {
+            Arc::new(PumpSink(builder.build_callback(callback)?))
+        };
+        session.attach(sink);
         crate::cleanup::track(env, crate::cleanup::Owner::Session(session.downgrade()));
         self.session = Some(session);
         Ok(())
