@@ -1363,8 +1363,6 @@ export interface PtyScreenResult extends TerminalStatus {
   /** The end of the output so far. */
   cursor: number
   screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
-  /** The screen as the model reads it (what `respond()` sends). */
-  content: string
 }
 /** `pty_read`: the output, or with `screen: true` the screen. */
 export type PtyReadResult = PtyOutputResult | PtyScreenResult

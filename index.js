@@ -705,7 +705,6 @@ class ToolRegistry {
           emit: this.#emit,
           cwd: this.#cwd,
           firstId: this.#firstIds ? this.#firstIds.pty : undefined,
-          renderContent: (id, state) => this.#replies.renderContent(id, state),
         },
         PtySession,
       )
@@ -784,7 +783,9 @@ class ToolRegistry {
     if (sessions !== undefined) {
       try {
         const result = await sessions.call(name, input)
-        return { text: terminal.resultText(name, result), isError: terminal.resultIsError(name, result), result }
+        // A screen goes to the model through the one content renderer (lean screens plug in there).
+        const renderScreen = (id, text) => this.#replies.renderContent(id, { id, state: 'running', content: text })
+        return { text: terminal.resultText(name, result, renderScreen), isError: terminal.resultIsError(name, result), result }
       } catch (err) {
         if (!isModelError(err)) throw err
         return { text: terminal.errorText(name, err), isError: true }

@@ -181,7 +181,7 @@ describe('pty_start, pty_read, pty_send', () => {
       const shown = await r.call('pty_read', { id: s.id, screen: true, wait_ms: 500 })
       expect(shown.screen.lines[0]).toBe('row 1')
       expect(shown.screen.altScreen).toBe(true)
-      expect(shown.content.split('\n')[0]).toBe('row 1')
+      expect(shown.screen.text.split('\n')[0]).toBe('row 1')
     }, { timeout: 10000 })
     await r.call('pty_send', { id: s.id, input: '<pagedown>' })
     await vi.waitFor(async () => {

@@ -83,9 +83,10 @@ class Replies {
   /**
    * The text of a handle's content, as the model reads it: the settled screen
    * of a terminal command, or the output of a pipes command. The one place a
-   * `ToolState`'s content (and a terminal session's screen) is turned into
-   * text for the model; a formatter that sends only what changed (lean
-   * screens) replaces this.
+   * `ToolState`'s content (and a terminal session's screen, from
+   * `pty_read { screen: true }`, as a running state) is turned into text for
+   * the model; only `respond()` calls it, never `call()`. A formatter that
+   * sends only what changed (lean screens) replaces this.
    */
   renderContent(handleId, state) {
     let content

@@ -478,8 +478,8 @@ function headAndTail(text, headLines, headChars, tailLines, tailChars) {
 
 /**
  * The sessions of one registry's terminal tools. `host` gives `emit(event)`
- * (or undefined), `cwd` (the registry's default), `firstId` (the number of the
- * first session id) and `renderContent(id, state)` for screens.
+ * (or undefined), `cwd` (the registry's default) and `firstId` (the number of
+ * the first session id).
  */
 class TerminalSessions {
   #set
@@ -683,7 +683,6 @@ class TerminalSessions {
     if (waitMs > 0 && s.exit === null) await this.#waitOutput(s, since ?? end, waitMs, since === undefined && end > 0)
     if (fields.screen === true) {
       const screen = s.pty.screen()
-      const state = { id: s.id, state: 'running', content: screen.text }
       const read = s.pty.read({ tail: 0 })
       return {
         ...this.#status(s),
@@ -696,7 +695,6 @@ class TerminalSessions {
           altScreen: screen.altScreen,
           title: screen.title,
         },
-        content: this.#host.renderContent(s.id, state),
         cursor: read.cursor,
       }
     }
@@ -870,8 +868,12 @@ function quoteCall(name, fields) {
   return `${name} ${JSON.stringify(fields)}`
 }
 
-/** The text the model reads for a tool's result. */
-function resultText(name, r) {
+/**
+ * The text the model reads for a tool's result; `renderScreen(id, text)`
+ * turns a `pty_read { screen: true }` screen into the model's text (the
+ * registry's `renderContent`, where lean screens plug in).
+ */
+function resultText(name, r, renderScreen) {
   switch (name) {
     case 'pty_exec': {
       if (!r.timedOut) {
@@ -892,7 +894,8 @@ function resultText(name, r) {
     case 'pty_read':
       if (r.screen !== undefined) {
         const { cursor } = r.screen
-        return `[screen of ${r.id}, ${r.screen.cols}x${r.screen.rows}, cursor at row ${cursor.row + 1}, column ${cursor.col + 1}]\n${r.content}\n${statusLine(r)}`
+        const content = renderScreen(r.id, r.screen.text)
+        return `[screen of ${r.id}, ${r.screen.cols}x${r.screen.rows}, cursor at row ${cursor.row + 1}, column ${cursor.col + 1}]\n${content}\n${statusLine(r)}`
       }
       return `${outputText(r, '(no new output)')}\n${statusLine(r)}`
     case 'pty_send':
