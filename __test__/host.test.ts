@@ -215,6 +215,26 @@ describe('isolated host: respond() and the terminal tools', () => {
     expect(denied).toEqual({ isError: true, text: expect.stringContaining('input.command "rm" is not allowed here (allowed: sh, echo)') })
   })
 
+  it('a host that dies during respond() is a reply for the model, and its lost handles too', async () => {
+    const before = hostPids()
+    const there = isolated()
+    there.register(shTool)
+    there.register(terminalTools())
+    const host = await newHost(before)
+    const started = await there.respond('pty_start', { command: 'sleep', args: ['1000'] })
+    expect(started.text).toMatch(/^Started session pty1/)
+    const pending = there.respond('sh', { action: 'spawn', command: 'run', args: ['echo waiting; sleep 1000'] })
+    await vi.waitFor(() => expect(there.list()).toHaveLength(2))
+    process.kill(host, 'SIGKILL')
+    const reply = await pending
+    expect(reply.isError).toBe(true)
+    expect(reply.text).toMatch(/^Error: the isolated host \(pid \d+\) was killed by SIGKILL; lost 2 running handles: h1 \(sh run\), pty1 \(pty_start sleep\)\. The next call starts a fresh host\.$/)
+    const lost = await there.respond('pty_read', { id: 'pty1' })
+    expect(lost).toEqual({ isError: true, text: expect.stringContaining('handle pty1 was lost when the isolated host was killed by SIGKILL') })
+    // The next call works on a fresh host; session ids do not repeat the lost one.
+    expect((await there.respond('pty_start', { command: 'sleep', args: ['1000'] })).text).toMatch(/^Started session pty2/)
+  })
+
   it('an allow function stays in this process and is checked before the call leaves it', async () => {
     const asked: string[] = []
     const there = isolated()

@@ -38,7 +38,7 @@ say(`Repository ${repo}: notes.txt has two changed hunks.\n`)
 // 2. The registry the agent harness owns, with the git tool registered.
 const registry = new ToolRegistry({ cwd: repo })
 registry.register(gitTool())
-const [definition] = /** @type {Array<{ name: string }>} */ (registry.definitions('anthropic'))
+const [definition] = registry.definitions('anthropic')
 say(`Tool offered to the model: "${definition.name}" (commands: stage, rebase, log)\n`)
 
 /**
