@@ -264,6 +264,30 @@ describe('limits, allow, events, unregister', () => {
     const pid = Number(/pid=(\d+)/.exec(child.stdout)![1])
     expect(pid).toBeGreaterThan(0)
     await vi.waitFor(() => expect(alive(pid)).toBe(false))
+
+    // Awaiting a session's end holds the process until it comes.
+    const waits = `
+      const { ToolRegistry, terminalTools } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+      const registry = new ToolRegistry()
+      registry.register(terminalTools({ stopGraceMs: 300 }))
+      ;(async () => {
+        const trap = ['-c', 'trap "" TERM; echo ready; sleep 300']
+        const a = await registry.call('pty_start', { command: 'sh', args: trap })
+        await registry.call('pty_read', { id: a.id, wait_ms: 5000 })
+        const stopped = await registry.call('pty_stop', { id: a.id })
+        console.log('stopped ' + stopped.signal)
+        await registry.call('pty_start', { command: 'sh', args: trap })
+        await registry.abortAll()
+        console.log('aborted all')
+        const c = await registry.call('pty_start', { command: 'sh', args: ['-c', 'read x; exit 4'] })
+        setTimeout(() => registry.call('pty_send', { id: c.id, input: 'go<enter>' }).catch(() => {}), 50).unref()
+        const state = await registry.wait(c.id)
+        console.log('waited ' + state.state)
+      })()
+    `
+    const second = spawnSync(process.execPath, ['-e', waits], { encoding: 'utf8', timeout: 60_000 })
+    expect(second.signal).toBeNull()
+    expect(second.stdout).toBe('stopped SIGKILL\naborted all\nwaited stopped\n')
   })
 
   it('unregistering the last tool of the set stops its sessions', async () => {

@@ -477,6 +477,20 @@ function headAndTail(text, headLines, headChars, tailLines, tailChars) {
 // ---------- sessions ----------
 
 /**
+ * `promise`, with the event loop kept alive until it settles: a session's
+ * exit does not hold the loop (sessions do not keep the process alive), so
+ * a caller awaiting one (pty_stop, abortAll, wait) must.
+ */
+async function held(promise) {
+  const timer = setInterval(() => {}, 2 ** 30)
+  try {
+    return await promise
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/**
  * The sessions of one registry's terminal tools. `host` gives `emit(event)`
  * (or undefined), `cwd` (the registry's default) and `firstId` (the number of
  * the first session id).
@@ -562,7 +576,7 @@ class TerminalSessions {
       const timeout = new Promise((resolve) => {
         if (timeoutMs !== undefined) timer = setTimeout(resolve, timeoutMs)
       })
-      await Promise.race([s.pty.exited, timeout])
+      await held(Promise.race([s.pty.exited, timeout]))
       clearTimeout(timer)
       await Promise.resolve()
     }
@@ -658,7 +672,7 @@ class TerminalSessions {
     ])
     clearTimeout(timer)
     if (!timedOut) {
-      s.exit ??= await s.pty.exited
+      s.exit ??= await held(s.pty.exited)
       const out = this.#output(s, s.pty.read())
       this.#sessions.delete(s.id)
       return { id: s.id, status: 'exited', timedOut: false, timeoutMs, exitCode: s.exit.exitCode, signal: s.exit.signal, ...out }
@@ -755,7 +769,7 @@ class TerminalSessions {
 
   async #terminate(s) {
     s.stopped = true
-    const exit = await s.pty.terminate({ graceMs: this.#opts.stopGraceMs })
+    const exit = await held(s.pty.terminate({ graceMs: this.#opts.stopGraceMs }))
     if (s.exit === null) {
       s.exit = exit
       s.finishedAt = Date.now()
