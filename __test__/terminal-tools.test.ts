@@ -85,6 +85,14 @@ describe('pty_exec', () => {
     expect(r.list()).toEqual([])
   })
 
+  it('a field the native side refuses is ERR_INVALID_INPUT, a reply for the model', async () => {
+    const r = withTools()
+    await expect(r.call('pty_exec', { command: 'echo', cwd: 'a\0b' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', message: expect.stringContaining('NUL') })
+    const s = await r.call('pty_start', { command: 'sleep', args: ['30'] })
+    const reply = await r.respond('pty_read', { id: s.id, tail: 2e9 })
+    expect(reply).toMatchObject({ isError: true, text: expect.stringMatching(/^Error: input is not usable: .*tail/) })
+  })
+
   it('a program that cannot start is ERR_SPAWN for call() and a hint for the model', async () => {
     const r = withTools()
     await expect(r.call('pty_exec', { command: 'no-such-program-ptypilot' })).rejects.toMatchObject({ code: 'ERR_SPAWN' })

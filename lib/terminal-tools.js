@@ -540,6 +540,21 @@ class TerminalSessions {
     const tool = this.#tools.get(name)
     if (tool === undefined) throw codedError('ERR_UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
     const fields = readInput(tool, input)
+    try {
+      return await this.#run(name, fields)
+    } catch (err) {
+      // The set's options were checked when it was made: a bad argument now
+      // comes from the call's fields (a cwd with a NUL, a huge tail).
+      if (err && err.code === 'ERR_INVALID_ARG') {
+        const mapped = invalidInput(`input is not usable: ${err.message}`)
+        mapped.cause = err
+        throw mapped
+      }
+      throw err
+    }
+  }
+
+  #run(name, fields) {
     switch (name) {
       case 'pty_exec':
         return this.#exec(fields)
