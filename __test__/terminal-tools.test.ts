@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ToolRegistry, terminalTools, type ToolEvent } from '../index.js'
+import { ToolRegistry, gitTool, terminalTools, type ToolEvent } from '../index.js'
 import { alive } from './helpers'
 
 let registry: ToolRegistry | undefined
@@ -308,5 +308,46 @@ describe('limits, allow, events, unregister', () => {
     expect(r.unregister('pty_stop')).toBe(true)
     expect(r.unregister('pty_stop')).toBe(false)
     await vi.waitFor(() => expect(alive(s.pid!)).toBe(false), { timeout: 5000 })
+  })
+})
+
+describe('respond() and a model that gets the fields wrong', () => {
+  it('never rejects a call to a registered tool, whatever the fields (seeded)', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-tt-'))
+    const r = withTools({ allow: ['true', 'echo', 'sh', 'nosuch-ptypilot'], defaultTimeoutMs: 2000, maxSessions: 4 }, { cwd: dir })
+    r.register(gitTool())
+    let seed = 7
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]
+    const values = (): unknown => pick([
+      () => null, () => '', () => 'pty1', () => 'h1', () => 'pty99', () => -1, () => 0, () => 1.5, () => 2 ** 60, () => 40,
+      () => true, () => [], () => ['-c', 'exit 0'], () => [1, 2], () => ({}), () => 'a\0b', () => '<ctrl+nope>', () => 'x<enter>',
+      () => pick(['true', 'echo', 'sh', 'nosuch-ptypilot', 'rm']), () => pick(['spawn', 'fetch', 'apply', 'abort', 'run']),
+      () => pick(['stage', 'log', 'rebase', 'push']),
+    ])()
+    const fields = ['command', 'args', 'cwd', 'timeout_ms', 'title', 'id', 'since', 'tail', 'wait_ms', 'screen', 'input', 'action', 'extra']
+    const tools = ['pty_exec', 'pty_start', 'pty_read', 'pty_send', 'pty_list', 'pty_stop', 'git']
+    let calls = 0
+    let errors = 0
+    for (let i = 0; i < 300; i++) {
+      const input: Record<string, unknown> = {}
+      for (let n = Math.floor(random() * 4); n >= 0; n--) input[pick(fields)] = values()
+      if (input.wait_ms !== undefined && typeof input.wait_ms === 'number' && input.wait_ms > 100) input.wait_ms = 100
+      const name = pick(tools)
+      // Mostly a program the set allows, so the other fields get looked at.
+      if ((name === 'pty_exec' || name === 'pty_start') && random() < 0.7) input.command = pick(['true', 'echo', 'sh'])
+      const reply = await r.respond(name, random() < 0.1 ? JSON.stringify(input).slice(0, -1) : input)
+      calls++
+      expect(typeof reply.text).toBe('string')
+      expect(reply.text.length).toBeGreaterThan(0)
+      if (reply.isError) {
+        errors++
+        // Every error reply names what was wrong.
+        expect(reply.text).toMatch(/^(Error: |\[h\d+ failed: |\(no output\)|[\s\S]*\[exited with code)/)
+      }
+    }
+    expect(calls).toBe(300)
+    // Most random calls are mistakes, and each got an answer.
+    expect(errors).toBeGreaterThan(150)
   })
 })
