@@ -452,27 +452,19 @@ impl Screen {
         // leave vt100's count of lost scrollback rows at least as large as
         // any growth a resize could later ask for.
         let keep = usize::from(rows) + screen.scrollback_capacity() + usize::from(ROWS_RANGE.1) + 1;
-        let mut seen = 0;
-        let mut cut = None;
-        for (i, &b) in bytes[..plain].iter().enumerate().rev() {
-            if b == b'\n' {
-                if seen == keep {
-                    cut = Some(i + 1);
-                    break;
-                }
-                seen += 1;
-            }
-        }
-        let Some(cut) = cut else {
+        // The cut is just after the line feed with `keep` more after it
+        // (searched from the end, with SIMD: a long line without line feeds
+        // is megabytes of text without one).
+        let Some(cut) = memchr::memrchr_iter(b'\n', &bytes[..plain])
+            .nth(keep)
+            .map(|i| i + 1)
+        else {
             return self.row_skip_of(bytes, keep);
         };
         // After CR LF the cursor is in column 0; and with at least a screen
         // of line feeds before the cut it is on the bottom row.
         let crlf = cut >= 2 && bytes[cut - 2] == b'\r';
-        let lfs_before = bytes[..cut]
-            .iter()
-            .rev()
-            .filter(|&&b| b == b'\n')
+        let lfs_before = memchr::memrchr_iter(b'\n', &bytes[..cut])
             .take(usize::from(rows))
             .count();
         if !crlf || lfs_before < usize::from(rows) || cut < FAST_FORWARD_MIN / 4 {
@@ -492,10 +484,7 @@ impl Screen {
         }
         let (rows, cols) = self.size();
         let (rows, cols) = (usize::from(rows), usize::from(cols));
-        let run = bytes
-            .iter()
-            .position(|b| !(0x20..=0x7e).contains(b))
-            .unwrap_or(bytes.len());
+        let run = ascii_printable_prefix(bytes);
         // The first character that starts a row: the one after the last
         // column, or the first when a wrap is already pending.
         let col = usize::from(self.parser.screen().cursor_position().1);
@@ -602,6 +591,25 @@ fn cursor_on_screen(screen: &vt100::Screen) -> (u16, u16) {
     let (row, col) = screen.cursor_position();
     let (_, cols) = screen.size();
     (row, col.min(cols.get() - 1))
+}
+
+/// The length of the leading run of printable ASCII (0x20..=0x7e) in
+/// `bytes`. In blocks without an early exit inside, so the check vectorizes
+/// (it runs over megabytes when a line has no line feeds).
+fn ascii_printable_prefix(bytes: &[u8]) -> usize {
+    let not_printable = |b: u8| b.wrapping_sub(0x20) > 0x7e - 0x20;
+    let mut done = 0;
+    for block in bytes.chunks(256) {
+        if block.iter().fold(false, |bad, &b| bad | not_printable(b)) {
+            return done
+                + block
+                    .iter()
+                    .position(|&b| not_printable(b))
+                    .unwrap_or(block.len());
+        }
+        done += block.len();
+    }
+    done
 }
 
 /// The length of the leading run of plain text in `bytes`: printable
@@ -1386,5 +1394,25 @@ mod tests {
         // Otherwise it does skip.
         let screen = Screen::new(24, 80, 1000);
         assert!(screen.plain_text_to_skip(&text) > 0);
+    }
+
+    #[test]
+    fn printable_runs_are_found_in_long_and_short_input() {
+        // The vectorized scan against the plain definition, on runs that end
+        // at every offset within and across its 256-byte blocks.
+        let mut rng = Rng(0x7f4a_7c15_9e37_79b9);
+        for _ in 0..400 {
+            let len = rng.below(1200) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| 0x20 + rng.below(0x5f) as u8).collect();
+            if len > 0 && rng.below(4) > 0 {
+                let at = rng.below(len as u64) as usize;
+                bytes[at] = [0x1f, 0x7f, 0x80, 0xff, b'\n', 0x00][rng.below(6) as usize];
+            }
+            let want = bytes
+                .iter()
+                .position(|b| !(0x20..=0x7e).contains(b))
+                .unwrap_or(bytes.len());
+            assert_eq!(ascii_printable_prefix(&bytes), want, "{bytes:?}");
+        }
     }
 }
