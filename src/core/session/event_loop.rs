@@ -13,12 +13,14 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus};
 use nix::unistd::Pid as NixPid;
 
-use super::output::{ReadEnd, Stream, read_into};
+use super::output::{ReadEnd, Stream, Wake, read_into};
 use super::spawn::Io;
 use super::state::{Command, Inner, Shared};
 use super::sys::{ExitWatch, write_some};
 use super::terminate::Termination;
-use super::{DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, TREE_POLL};
+use super::{
+    DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, READ_BATCH, TREE_POLL,
+};
 
 /// Panics in a row after which the session thread gives up (see [`Loop::run`]).
 const LOOP_PANICS_MAX: u32 = 3;
@@ -55,6 +57,10 @@ pub(super) struct Loop {
     /// The listener's hold on the terminal last seen, and when: it is taken
     /// back if still the same `LISTENER_HOLD` later.
     pub(super) hold_seen: Option<(u64, Instant)>,
+    /// Output waits for the listener, which was not woken for it because a
+    /// flood was being read ([`Wake::Flood`]): the next `poll` does not sleep,
+    /// and if it finds nothing to read the listener is woken.
+    pub(super) wake_owed: bool,
 }
 
 impl Loop {
@@ -242,9 +248,13 @@ impl Loop {
         };
         let timeout = self.next_timeout(now, paused);
         // Rounded up: a timeout of less than a millisecond must not spin.
-        let timeout_ms = timeout.map_or(-1, |t| {
-            t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
-        });
+        let timeout_ms = if self.wake_owed {
+            0
+        } else {
+            timeout.map_or(-1, |t| {
+                t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+            })
+        };
         // SAFETY: `fds` is a valid array of initialised pollfd structs.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
         if n < 0 {
@@ -253,6 +263,7 @@ impl Loop {
         if fds[0].revents != 0 {
             self.shared.waker.drain();
         }
+        let mut read = false;
         for (slot, i) in read_slots {
             if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
                 continue;
@@ -265,6 +276,13 @@ impl Loop {
                 continue;
             }
             self.read_batch(i);
+            read = true;
+        }
+        if self.wake_owed && !read {
+            // The flood paused (or reading is held): the listener gets what
+            // waits now.
+            self.wake_owed = false;
+            self.shared.wake_listener();
         }
         if let Some(slot) = write_slot {
             let revents = fds[slot].revents;
@@ -348,11 +366,22 @@ impl Loop {
     pub(super) fn read_batch(&mut self, i: usize) {
         let output = &mut self.outputs[i];
         let mut reader = self.shared.lock_reader();
-        match read_into(output.fd, &mut reader.batch, false) {
-            ReadEnd::Again => {}
-            ReadEnd::Eof => output.eof = true,
+        let end = read_into(output.fd, &mut reader.batch, false);
+        let wake = match end {
+            // A full batch: the pty had more, a flood is being read.
+            ReadEnd::Again if reader.batch.len() >= READ_BATCH => Wake::Flood,
+            ReadEnd::Again => Wake::Now,
+            ReadEnd::Eof => {
+                output.eof = true;
+                Wake::Now
+            }
+        };
+        if self.shared.process(&mut reader, i, output.stream, wake) {
+            self.wake_owed = true;
+        } else if wake == Wake::Now {
+            // Woken now (or nothing waits): nothing is owed any more.
+            self.wake_owed = false;
         }
-        self.shared.process(&mut reader, i, output.stream, true);
     }
 
     pub(super) fn flush_queue(&mut self) {

@@ -5,7 +5,7 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::output::{ReadEnd, Stream, read_into};
+use super::output::{ReadEnd, Stream, Wake, read_into};
 use super::{EventSink, Outbox, READ_BATCH, Ready, Session};
 
 impl Session {
@@ -89,7 +89,8 @@ impl Session {
         // publishes the exit); here it only means the listener lets go.
         let end = read_into(master.as_raw_fd(), &mut reader.batch, true);
         let full = reader.batch.len() >= READ_BATCH;
-        self.shared.process(&mut reader, 0, Stream::Terminal, false);
+        self.shared
+            .process(&mut reader, 0, Stream::Terminal, Wake::Never);
         drop(reader);
         let mut inner = self.lock();
         let data = std::mem::take(&mut inner.outbox.data);

@@ -13,16 +13,26 @@ use crate::core::transcript::{HeadTail, Stripper};
 impl Shared {
     /// Processes `reader.batch` (read from output `i`, of kind `stream`): the
     /// screen, the transcript, the capture and the outbox, and answers to
-    /// terminal queries go to the program. Wakes the listener when `notify`.
-    pub(super) fn process(&self, reader: &mut Reader, i: usize, stream: Stream, notify: bool) {
+    /// terminal queries go to the program.
+    ///
+    /// Wakes the listener for the outbox per `wake`; returns true when it was
+    /// not woken but output waits for it (a wake-up is owed: see
+    /// [`Shared::wake_listener`]).
+    pub(super) fn process(
+        &self,
+        reader: &mut Reader,
+        i: usize,
+        stream: Stream,
+        wake: Wake,
+    ) -> bool {
         if reader.batch.is_empty() {
-            return;
+            return false;
         }
         reader.last_read = Instant::now();
         let mut text = String::with_capacity(reader.batch.len());
         reader.decoders[i].decode(&reader.batch, &mut text);
         self.record(|r| r.output(&text));
-        let sink = {
+        let (sink, owed) = {
             let mut inner = self.lock();
             let inner = &mut *inner;
             match stream {
@@ -52,6 +62,7 @@ impl Shared {
             inner.seq += text.len() as u64;
             inner.last_activity = Instant::now();
             let mut sink = None;
+            let mut owed = false;
             let text_out = inner.sink_output && !text.is_empty();
             if text_out {
                 if inner.outbox.data.is_empty() {
@@ -64,11 +75,15 @@ impl Shared {
                 inner.outbox.raw.extend_from_slice(&reader.batch);
             }
             if text_out || inner.sink_raw {
-                if inner.outbox.data.len() + inner.outbox.raw.len() > OUTBOX_HIGH_WATER {
+                let waiting = inner.outbox.data.len() + inner.outbox.raw.len();
+                if waiting > OUTBOX_HIGH_WATER {
                     inner.paused = true;
                 }
-                if notify {
-                    sink = inner.sink_to_wake();
+                match wake {
+                    Wake::Now => sink = inner.sink_to_wake(),
+                    Wake::Flood if waiting >= FLOOD_WAKE => sink = inner.sink_to_wake(),
+                    Wake::Flood => owed = true,
+                    Wake::Never => {}
                 }
             }
             if !inner.answer_queries {
@@ -89,7 +104,7 @@ impl Shared {
                     inner.queue.extend(&replies);
                 }
             }
-            sink
+            (sink, owed)
         };
         reader.batch.clear();
         if reader.batch.capacity() > 4 * READ_BATCH {
@@ -99,8 +114,44 @@ impl Shared {
             sink.wake();
         }
         self.changed.send_modify(|g| *g += 1);
+        owed
+    }
+
+    /// Wakes the listener if output waits for it in the outbox (and no
+    /// wake-up is pending): the wake-up [`Shared::process`] left owed.
+    pub(super) fn wake_listener(&self) {
+        let sink = {
+            let mut inner = self.lock();
+            if inner.outbox.data.is_empty() && inner.outbox.raw.is_empty() {
+                None
+            } else {
+                inner.sink_to_wake()
+            }
+        };
+        if let Some(sink) = sink {
+            sink.wake();
+        }
     }
 }
+
+/// When [`Shared::process`] wakes the listener for new output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wake {
+    /// At once.
+    Now,
+    /// In a flood (the read filled a whole batch, so more is on the way):
+    /// once [`FLOOD_WAKE`] bytes wait; otherwise the wake-up is owed and the
+    /// session thread pays it when the flood pauses.
+    Flood,
+    /// Not at all: the listener reads on its own thread and takes the outbox
+    /// itself.
+    Never,
+}
+
+/// In a flood, the listener is woken once this much output waits (see
+/// [`Wake::Flood`]): each wake-up costs both threads a context switch, and
+/// a JS call per 16 KiB batch costs more than the copy of the text.
+pub(super) const FLOOD_WAKE: usize = 64 << 10;
 
 /// Why [`read_into`] stopped.
 pub(super) enum ReadEnd {

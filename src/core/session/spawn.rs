@@ -135,6 +135,7 @@ impl Session {
             drain_held: false,
             termination: None,
             hold_seen: None,
+            wake_owed: false,
         };
         std::thread::Builder::new()
             .name(format!("ptypilot-session-{pid}"))
