@@ -226,6 +226,22 @@ fn wait_until(cond: impl Fn() -> bool) {
     }
 }
 
+#[test]
+fn a_flood_that_stops_without_an_exit_reaches_the_listener_at_once() {
+    // In a flood the listener is woken once per 64 KiB; whatever waits when
+    // the flood stops (here, exact multiples of the 16 KiB read batch) must
+    // reach it then, not at the exit.
+    for size in [16 << 10, 64 << 10, 1 << 20, (1 << 20) + 1] {
+        let script = format!("head -c {size} /dev/zero | tr '\\0' a; exec sleep 60");
+        let (s, c) = run(opts("sh", &["-c", &script]));
+        wait_until(|| c.data.lock().unwrap().len() >= size);
+        assert_eq!(c.data.lock().unwrap().len(), size);
+        assert!(s.running(), "delivered only at the exit");
+        s.kill_now();
+        block_on(s.wait_exit());
+    }
+}
+
 /// Waits until `master` is readable (or `ms` passed).
 fn readable(master: &std::os::fd::OwnedFd, ms: i32) -> bool {
     use std::os::fd::AsRawFd;
