@@ -350,8 +350,10 @@ export declare class PtySession {
   /**
    * Types named keys, e.g. `sendKeys('ctrl+c')`, `sendKeys('up', 'up', 'enter')`, encoded the way
    * xterm sends them for the mode the program is in (arrows switch to `ESC O A` when it turned on
-   * application cursor mode). Names: see `encodeKeys`. Unknown names throw `ERR_INVALID_ARG`
-   * listing the accepted ones.
+   * application cursor mode). A program that enabled the kitty keyboard protocol (`CSI > flags u`,
+   * `CSI = flags ; mode u`; popped with `CSI < u`) gets keys as its flags ask (see
+   * `EncodeKeysModes.kittyFlags`), and its query `CSI ? u` is answered. Names: see `encodeKeys`.
+   * Unknown names throw `ERR_INVALID_ARG` listing the accepted ones.
    */
   sendKeys(...keys: string[]): void
   /**
@@ -1437,6 +1439,25 @@ export interface EncodeKeysModes {
    * @default false
    */
   applicationKeypad?: boolean
+  /**
+   * The kitty keyboard protocol flags a program pushed (`CSI > flags u`), an integer from 0 to 31;
+   * `sendKeys` uses the flags of the program's current screen. 0 is a legacy terminal.
+   * - 1 (disambiguate): text keys (`a`, `A`, `!`) and plain Enter, Tab, Backspace as before; Esc is
+   *   `ESC [ 27 u`, ctrl/alt combinations `ESC [ code ; m u` (`ctrl+c` is `ESC [ 99 ; 5 u`),
+   *   arrows, Home, End, F1–F4 `ESC [ X` / `ESC [ 1 ; m X`, the others `ESC [ n ; m ~` (no
+   *   application cursor forms). Keys xterm cannot send become sendable: `shift+enter`,
+   *   `ctrl+1`, `f13`…`f35`.
+   * - 2 (event types): every key sent as an escape code is followed by its release
+   *   (`ESC [ 99 ; 5 : 3 u`).
+   * - 4 (alternate keys): a shifted key carries its shifted form (`ESC [ 97 : 65 ; 2 u` for `A`);
+   *   a symbol is the US-layout key that types it (`!` is `ESC [ 49 : 33 ; 2 u`).
+   * - 8 (all keys as escape codes): text keys and Enter, Tab, Backspace too (`a` is `ESC [ 97 u`).
+   * - 16 (associated text, with 8): the text a key types (`ESC [ 97 ; ; 97 u`).
+   *
+   * Flags without 1 or 8 change nothing; the modifier keys themselves are not sent.
+   * @default 0
+   */
+  kittyFlags?: number
 }
 
 /**
@@ -1459,11 +1480,12 @@ export interface EncodeKeysModes {
  * encodeKeys(['up'])                              // '\x1b[A'
  * encodeKeys(['up'], { applicationCursor: true }) // '\x1bOA'
  * encodeKeys(['ctrl+up', 'f5'])                   // '\x1b[1;5A\x1b[15~'
+ * encodeKeys(['ctrl+c'], { kittyFlags: 1 })      // '\x1b[99;5u' (kitty keyboard protocol)
  * ```
  *
  * Throws `ERR_INVALID_ARG` when `keys` is not an array of strings, for an unknown key (the
  * message names it, e.g. `keys[1]: unknown key "foo"; accepted: …`) and for combinations xterm
- * cannot send (`shift+enter`, `ctrl+1`).
+ * cannot send (`shift+enter`, `ctrl+1`) unless `kittyFlags` asks for the kitty protocol.
  */
 export declare function encodeKeys(keys: string[], modes?: EncodeKeysModes): string
 

@@ -901,8 +901,15 @@ function encodeKeys(keys, modes) {
     }
     modes = own(modes, 'modes')
     for (const key of Object.keys(modes)) {
+      if (key === 'kittyFlags') {
+        const flags = modes[key]
+        if (flags !== undefined && !(Number.isInteger(flags) && flags >= 0 && flags <= 31)) {
+          throw invalidArg(`modes.kittyFlags must be an integer from 0 to 31, got ${describe(flags)}`)
+        }
+        continue
+      }
       if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
-        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad)`)
+        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad, kittyFlags)`)
       }
       if (modes[key] !== undefined && typeof modes[key] !== 'boolean') {
         throw invalidArg(`modes.${key} must be a boolean, got ${describe(modes[key])}`)

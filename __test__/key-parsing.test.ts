@@ -285,3 +285,63 @@ describe('round trip: parseKey(encodeKeys([k])) === k', () => {
     expect({ exact, plainer, notSendable }).toEqual({ exact: 434, plainer: 100, notSendable: 354 })
   })
 })
+
+describe('round trip under the kitty keyboard protocol: parseKey(encodeKeys([k], { kittyFlags }), true) === k', () => {
+  // 1 disambiguate, 4 alternate keys, 8 all keys as escape codes, 16 associated text.
+  it.each([1, 1 | 4, 8, 8 | 4 | 16])('every canonical name, kittyFlags %i', (kittyFlags) => {
+    let exact = 0
+    let asText = 0
+    let notSendable = 0
+    for (const base of BASES) {
+      for (let mods = 0; mods < 8; mods++) {
+        const id = canonical(base, mods)
+        let bytes: string
+        try {
+          bytes = encodeKeys([id], { kittyFlags })
+        } catch {
+          notSendable++
+          continue
+        }
+        const got = parseKey(bytes, true)
+        if (got === id) {
+          expect(matchesKey(bytes, id, true)).toBe(true)
+          exact++
+          continue
+        }
+        // A key sent as the text it types (disambiguate alone) or with the
+        // character it types (alternate keys) comes back as that character.
+        expect(got, id).not.toBeNull()
+        expect(encodeKeys([got!], { kittyFlags }), `${id} -> ${got}`).toBe(bytes)
+        asText++
+      }
+    }
+    // Only shift with a symbol (shift+!, shift+lt) is not sendable: it names no key.
+    expect(notSendable, `flags ${kittyFlags}`).toBe(128)
+    expect(exact + asText + notSendable).toBe(BASES.length * 8)
+    if (!(kittyFlags & 8)) expect(asText).toBeGreaterThan(0)
+    else if (!(kittyFlags & 4)) expect(asText).toBe(0)
+  })
+
+  it('encodes what the flags ask for', () => {
+    const k = (keys: string[], kittyFlags: number) => encodeKeys(keys, { kittyFlags })
+    expect(k(['a', 'A', 'enter', 'tab', 'backspace'], 1)).toBe('aA\r\t\x7f')
+    expect(k(['esc', 'ctrl+c', 'alt+x', 'shift+enter', 'ctrl+i'], 1)).toBe(
+      `${ESC}[27u${ESC}[99;5u${ESC}[120;3u${ESC}[13;2u${ESC}[105;5u`,
+    )
+    expect(k(['up', 'ctrl+up', 'f1', 'f3', 'f5', 'delete'], 1)).toBe(`${ESC}[A${ESC}[1;5A${ESC}[P${ESC}[13~${ESC}[15~${ESC}[3~`)
+    expect(k(['a', 'A', 'enter'], 8)).toBe(`${ESC}[97u${ESC}[97;2u${ESC}[13u`)
+    expect(k(['A'], 8 | 4 | 16)).toBe(`${ESC}[97:65;2;65u`)
+    // Event types: every escape-code key is followed by its release.
+    expect(k(['ctrl+c', 'a'], 1 | 2)).toBe(`${ESC}[99;5u${ESC}[99;5:3u` + 'a')
+    // Keys xterm cannot send are sendable once the program asked for the protocol.
+    expect(() => encodeKeys(['shift+enter'])).toThrow(/no encoding/)
+    expect(k(['f13', 'ctrl+1'], 1)).toBe(`${ESC}[57376u${ESC}[49;5u`)
+    // Without disambiguate or all keys, nothing changes.
+    expect(k(['ctrl+c', 'esc'], 2 | 4 | 16)).toBe('\x03\x1b')
+    for (const bad of [32, -1, 1.5, NaN, '1']) {
+      expect(() => encodeKeys(['a'], { kittyFlags: bad as number }), String(bad)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('modes.kittyFlags') }),
+      )
+    }
+  })
+})

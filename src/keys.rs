@@ -19,6 +19,11 @@ pub struct EncodeKeysModes {
     /// DECKPAM: the keypad keys (`kp0`…`kp9`, `kpEnter`, …) send `ESC O x`.
     /// @default false
     pub application_keypad: Option<bool>,
+    /// The kitty keyboard protocol flags a program set (`CSI > flags u`): 1
+    /// disambiguate, 2 event types, 4 alternate keys, 8 all keys as escape
+    /// codes, 16 associated text. 0 (the default) is a legacy terminal.
+    /// @default 0
+    pub kitty_flags: Option<u32>,
 }
 
 impl From<EncodeKeysModes> for KeyModes {
@@ -26,6 +31,7 @@ impl From<EncodeKeysModes> for KeyModes {
         KeyModes {
             application_cursor: modes.application_cursor.unwrap_or(false),
             application_keypad: modes.application_keypad.unwrap_or(false),
+            kitty_flags: (modes.kitty_flags.unwrap_or(0) & 31) as u8,
         }
     }
 }

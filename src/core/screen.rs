@@ -23,6 +23,7 @@
 use std::num::NonZeroU16;
 
 use super::error::{Error, Result};
+use super::keys::KittyFlags;
 
 mod compat;
 mod styles;
@@ -84,6 +85,9 @@ pub struct Modes {
     pub application_keypad: bool,
     /// Mode 2004: pasted text must be wrapped in bracketed-paste markers.
     pub bracketed_paste: bool,
+    /// The kitty keyboard protocol flags the program set on this screen
+    /// (0 when it did not enable the protocol).
+    pub kitty_flags: u8,
 }
 
 /// The screen model of one terminal.
@@ -141,6 +145,8 @@ struct Hooks {
     replies: Vec<u8>,
     /// Inside a synchronized-output block (mode 2026 set).
     synchronized: bool,
+    /// The kitty keyboard protocol flags (`CSI > u` and friends).
+    kitty: KittyFlags,
 }
 
 impl vt100::Callbacks for Hooks {
@@ -210,6 +216,17 @@ impl vt100::Callbacks for Hooks {
             // Synchronized output (mode 2026) begins / ends.
             (Some(b'?'), None, 'h') if has(2026) => self.synchronized = true,
             (Some(b'?'), None, 'l') if has(2026) => self.synchronized = false,
+            // The kitty keyboard protocol: push, pop, set, query.
+            (Some(marker @ (b'>' | b'<' | b'=' | b'?')), None, 'u') => {
+                let values: Vec<u16> = params
+                    .iter()
+                    .map(|p| p.first().copied().unwrap_or(0))
+                    .collect();
+                let alt = screen.alternate_screen();
+                if let Some(reply) = self.kitty.apply(alt, marker, &values) {
+                    self.replies.extend_from_slice(&reply);
+                }
+            }
             // DECRQM (mode queries) is answered in `compat`, which knows the
             // modes vt100 does not keep.
             _ => {}
@@ -529,6 +546,11 @@ impl Screen {
             application_cursor: screen.application_cursor(),
             application_keypad: screen.application_keypad(),
             bracketed_paste: screen.bracketed_paste(),
+            kitty_flags: self
+                .parser
+                .callbacks()
+                .kitty
+                .current(screen.alternate_screen()),
         }
     }
 
@@ -866,6 +888,30 @@ mod tests {
         let mut replies = Vec::new();
         screen.process(b"frame\x1b[?2026l", &mut replies);
         assert!(!screen.synchronized());
+    }
+
+    #[test]
+    fn kitty_keyboard_flags_per_screen_answered_and_reset() {
+        let (mut screen, replies) = screen_of(b"\x1b[?u\x1b[>1u\x1b[?u\x1b[>11u\x1b[?u");
+        assert_eq!(replies, b"\x1b[?0u\x1b[?1u\x1b[?11u");
+        assert_eq!(screen.modes().kitty_flags, 11);
+        let mut r = Vec::new();
+        // The alternate screen has its own stack.
+        screen.process(b"\x1b[?1049h\x1b[?u", &mut r);
+        assert_eq!((screen.modes().kitty_flags, &r[..]), (0, &b"\x1b[?0u"[..]));
+        screen.process(b"\x1b[=5;1u", &mut r);
+        assert_eq!(screen.modes().kitty_flags, 5);
+        screen.process(b"\x1b[?1049l\x1b[<u", &mut r);
+        assert_eq!(screen.modes().kitty_flags, 1);
+        // Split between reads, then a full reset.
+        screen.process(b"\x1b[>", &mut r);
+        screen.process(b"9u", &mut r);
+        assert_eq!(screen.modes().kitty_flags, 9);
+        screen.process(b"\x1b[>3u\x1bc", &mut r);
+        assert_eq!(screen.modes().kitty_flags, 0);
+        // A plain CSI u still restores the cursor.
+        screen.process(b"\x1b[2;3H\x1b[s\x1b[H\x1b[u", &mut r);
+        assert_eq!(screen.snapshot().cursor_row, 1);
     }
 
     #[test]

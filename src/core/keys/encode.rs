@@ -18,6 +18,9 @@ pub struct KeyModes {
     /// DECKPAM: the numeric keypad keys (`kp0`…`kp9`, `kpEnter`, …) send
     /// `ESC O x` instead of their characters. The main keys are unaffected.
     pub application_keypad: bool,
+    /// The kitty keyboard protocol flags the program set (0: not enabled);
+    /// see [`super::kitty_mode`].
+    pub kitty_flags: u8,
 }
 
 impl From<Modes> for KeyModes {
@@ -25,6 +28,7 @@ impl From<Modes> for KeyModes {
         KeyModes {
             application_cursor: modes.application_cursor,
             application_keypad: modes.application_keypad,
+            kitty_flags: modes.kitty_flags,
         }
     }
 }
@@ -52,6 +56,9 @@ pub(super) fn encode_into(
     out: &mut Vec<u8>,
 ) -> std::result::Result<(), KeyError> {
     let key = parse_name(name)?;
+    if modes.kitty_flags != 0 && super::kitty_mode::encode_kitty(key, modes.kitty_flags, out) {
+        return Ok(());
+    }
     encode_base(key.base, key.mods, modes, out).map_err(KeyError::Invalid)
 }
 
@@ -260,14 +267,17 @@ mod tests {
     const N: KeyModes = KeyModes {
         application_cursor: false,
         application_keypad: false,
+        kitty_flags: 0,
     };
     const APP: KeyModes = KeyModes {
         application_cursor: true,
         application_keypad: false,
+        kitty_flags: 0,
     };
     const KP: KeyModes = KeyModes {
         application_cursor: false,
         application_keypad: true,
+        kitty_flags: 0,
     };
 
     fn k(name: &str) -> Vec<u8> {
@@ -544,6 +554,7 @@ mod tests {
             application_cursor: true,
             application_keypad: false,
             bracketed_paste: true,
+            kitty_flags: 0,
         };
         assert_eq!(KeyModes::from(modes), APP);
     }

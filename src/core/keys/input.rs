@@ -135,10 +135,12 @@ mod tests {
     const N: KeyModes = KeyModes {
         application_cursor: false,
         application_keypad: false,
+        kitty_flags: 0,
     };
     const APP: KeyModes = KeyModes {
         application_cursor: true,
         application_keypad: false,
+        kitty_flags: 0,
     };
 
     fn input(text: &str) -> Vec<u8> {

@@ -13,6 +13,8 @@
 //!   ([`parse_key`], [`matches_key`]).
 //! - `legacy`: the table of legacy escape sequences.
 //! - `kitty`: the kitty keyboard protocol's reports.
+//! - `kitty_mode`: the flags a program sets for that protocol, and keys
+//!   encoded as they ask (`sendKeys` follows them).
 //! - `name`: what a name means and each key's canonical id.
 //!
 //! ```
@@ -33,6 +35,7 @@
 mod encode;
 mod input;
 mod kitty;
+mod kitty_mode;
 mod legacy;
 mod name;
 mod parse;
@@ -40,5 +43,6 @@ mod parse;
 pub use encode::{KeyModes, encode_key, encode_keys, key_names};
 pub use input::{encode_input, paste_bytes};
 pub use kitty::{KittySequence, matches_kitty_sequence, parse_kitty_sequence};
+pub use kitty_mode::KittyFlags;
 pub use legacy::matches_legacy_sequence;
 pub use parse::{matches_key, parse_key};

@@ -506,6 +506,7 @@ mod tests {
             let modes = KeyModes {
                 application_cursor,
                 application_keypad: false,
+                kitty_flags: 0,
             };
             for id in canonical_ids() {
                 let Ok(bytes) = encode_key(&id, modes) else {
@@ -563,6 +564,53 @@ mod tests {
             "kpEnter->enter",
         ] {
             assert!(plainer.iter().any(|p| p == pair), "{pair} in {plainer:?}");
+        }
+    }
+
+    #[test]
+    fn round_trip_under_the_kitty_protocol() {
+        // Every canonical name but shift with a symbol (`shift+!`, which
+        // names no key) is sendable once the program enabled the protocol,
+        // and parses back to itself with kittyProtocolActive.
+        for flags in [1, 1 | 4, 8, 8 | 4 | 16, 31 & !2] {
+            let modes = KeyModes {
+                kitty_flags: flags,
+                ..KeyModes::default()
+            };
+            let mut plainer = Vec::new();
+            let mut unsendable = 0;
+            for id in canonical_ids() {
+                let Ok(bytes) = encode_key(&id, modes) else {
+                    let key = parse_name(&id).unwrap().normalized();
+                    let symbol =
+                        matches!(key.base, Base::Char(c) if !c.is_alphanumeric() && c != ' ');
+                    assert!(key.mods & SHIFT != 0 && symbol, "{id} is not sendable");
+                    unsendable += 1;
+                    continue;
+                };
+                let got = parse_key(&bytes, true)
+                    .unwrap_or_else(|| panic!("{id} ({bytes:?}) does not parse, flags {flags}"));
+                if got == id {
+                    assert!(matches_key(&bytes, &id, true), "{id} {bytes:?}");
+                } else {
+                    assert_eq!(encode_key(&got, modes).unwrap(), bytes, "{id} -> {got}");
+                    plainer.push(format!("{id}->{got}"));
+                }
+            }
+            // Only a key whose report names the character typed comes back
+            // as that character: as text without flag 8 (shift+1 is `!`,
+            // kp5 is `5`), with the shifted key under flag 4 (shift+1 is `!`).
+            for p in &plainer {
+                let (id, got) = p.split_once("->").unwrap();
+                let symbol = got.rsplit('+').next().unwrap().chars().count() == 1;
+                let allowed = (flags & 8 == 0
+                    && (id.starts_with("shift+") || id.starts_with("kp")))
+                    || (flags & 4 != 0 && id.contains("shift+") && symbol);
+                assert!(allowed, "flags {flags}: {p} in {plainer:?}");
+            }
+            assert!(plainer.len() < 100, "flags {flags}: {plainer:?}");
+            // 32 symbols with shift, in 4 combinations each.
+            assert_eq!(unsendable, 32 * 4, "flags {flags}");
         }
     }
 }

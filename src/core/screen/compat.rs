@@ -594,6 +594,8 @@ impl Compat {
             (0, b'c') => {
                 // RIS: vt100 resets the screen; reset what we keep.
                 *self = Compat::new(self.cols);
+                run.flush_to(i + 1);
+                run.parser.callbacks_mut().kitty.reset();
             }
             // IND and NEL; RI (`ESC M`) vt100 does itself.
             (0, b'D' | b'E' | b'M') => {
