@@ -72,6 +72,15 @@ pub(super) async fn sleep_until(at: Option<Instant>) {
 /// When the shell itself is in the foreground after the SIGINT phase (a
 /// builtin loop that ignores SIGINT), the shell is killed at once.
 ///
+/// The shell itself gets a SIGINT only while it is busy with a builtin: it
+/// used CPU time since the stop began (a loop of builtins), or, before any
+/// job of the command was interrupted, it waits in one (`read`, `wait`).
+/// Otherwise it is reading or parsing (the command file before its first
+/// job, the next line after an interrupted job aborted the command: a probe
+/// line, the next run's line), and a SIGINT would cut that text short: bash
+/// then runs the rest of a half-parsed file, or reports a syntax error in
+/// the next line and runs nothing of it.
+///
 /// The first step waits until the command has started (its `C` marker came):
 /// a SIGINT to a shell that has not read the line yet would only redraw the
 /// prompt, and the command would run after its run was reported stopped. A
@@ -86,11 +95,32 @@ pub(super) struct Interrupt {
     pub(super) interrupted: Option<(Pid, Option<std::path::PathBuf>)>,
     /// Steps taken after the SIGINT phase.
     pub(super) escalations: u8,
+    /// A job (a process group other than the shell's) got a SIGINT.
+    pub(super) job_interrupted: bool,
+    /// The shell's CPU time (clock ticks) when the SIGINT phase began or a
+    /// job last got a SIGINT (see [`Interrupt::shell_busy`]).
+    pub(super) shell_ticks: Option<u64>,
     pub(super) next_at: Option<Instant>,
 }
 
 /// How often the foreground group is checked during the SIGINT phase.
 pub(super) const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// CPU time (clock ticks, 10 ms each on Linux) that tells a shell running
+/// builtins from one that reads or parses a line (well under one tick).
+const BUSY_TICKS: u64 = 3;
+
+/// User plus system CPU time of `pid`, in clock ticks.
+fn cpu_ticks(pid: Pid) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name (which may contain anything) come state, ppid,
+    // …: utime and stime are the 12th and 13th fields from there.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ').skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
 
 impl Interrupt {
     pub(super) fn new(started: bool) -> Self {
@@ -100,6 +130,8 @@ impl Interrupt {
             since: None,
             interrupted: None,
             escalations: 0,
+            job_interrupted: false,
+            shell_ticks: None,
             next_at: Some(if started { now } else { now + INTERRUPT_GRACE }),
         }
     }
@@ -126,9 +158,16 @@ impl Interrupt {
             let target = foreground.unwrap_or(shell);
             let program = std::fs::read_link(format!("/proc/{target}/exe")).ok();
             let seen = Some((target, program));
-            if self.interrupted != seen {
+            let baseline = *self
+                .shell_ticks
+                .get_or_insert_with(|| cpu_ticks(shell).unwrap_or(0));
+            if self.interrupted != seen && (target != shell || self.shell_busy(shell, baseline)) {
                 let _ = nix::sys::signal::killpg(NixPid::from_raw(target), Signal::SIGINT);
                 self.interrupted = seen;
+                if target != shell {
+                    self.job_interrupted = true;
+                    self.shell_ticks = cpu_ticks(shell);
+                }
             }
             self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
             return;
@@ -150,6 +189,16 @@ impl Interrupt {
             }
             _ => self.kill_shell(session),
         }
+    }
+
+    /// Whether the shell, in the foreground, is busy with a builtin (see the
+    /// type's docs): it used [`BUSY_TICKS`] of CPU time since `baseline`, or
+    /// no job was interrupted yet and it waits in a builtin.
+    fn shell_busy(&self, shell: Pid, baseline: u64) -> bool {
+        if cpu_ticks(shell).is_some_and(|t| t >= baseline + BUSY_TICKS) {
+            return true;
+        }
+        !self.job_interrupted && process::info(shell).is_some_and(|p| p.state == 'S')
     }
 
     /// The last resort: the run ends when the shell's session does, and the
