@@ -234,11 +234,13 @@ describe('shells are in the exit cleanup', () => {
           const { parentPort } = require('node:worker_threads');
           const { Shell } = require(${JSON.stringify(indexPath)});
           const s = new Shell();
-          s.run({ command: "trap '' HUP; echo started; sleep 60" }, (d) => {
-            if (d.includes('started')) parentPort.postMessage(s.pid);
+          // The command ignores SIGHUP, as the shell's own end would send it.
+          s.run({ command: "trap '' HUP; sleep 60 & echo started $!; wait" }, (d) => {
+            const m = /started ([0-9]+)/.exec(d);
+            if (m) parentPort.postMessage([s.pid, Number(m[1])]);
           });
         \`, { eval: true });
-        const pid = await new Promise((r) => worker.once('message', r));
+        const [pid, command] = await new Promise((r) => worker.once('message', r));
         await worker.terminate();
         const deadline = Date.now() + 5000;
         let after;
@@ -246,13 +248,14 @@ describe('shells are in the exit cleanup', () => {
           await new Promise((r) => setTimeout(r, 50));
           after = { threads: threads(), fds: fds() };
         } while (Date.now() < deadline && (after.fds > before.fds || after.threads > before.threads));
-        console.log(JSON.stringify({ pid, before, after }));
+        console.log(JSON.stringify({ pid, command, before, after }));
       })();
     `)
     expect(child.stderr).toBe('')
     expect(child.code).toBe(0)
     const r = JSON.parse(child.stdout.trim().split('\n').pop()!)
-    await vi.waitFor(() => expect(alive(r.pid)).toBe(false))
+    expect(r.command).toBeGreaterThan(1)
+    await vi.waitFor(() => expect([alive(r.pid), alive(r.command)]).toEqual([false, false]))
     expect(r.after.fds).toBeLessThanOrEqual(r.before.fds)
     expect(r.after.threads).toBeLessThanOrEqual(r.before.threads)
   })

@@ -258,6 +258,23 @@ describe.each(shells)('%s: commands that try to break the markers', (program) =>
     expect(s.pid).not.toBe(pid)
   })
 
+  it('a child that forges the end with what it finds in /proc/$PPID/environ does not end the run early', async () => {
+    const s = shell()
+    // Every 32-hex-digit word in the shell's environment, as D and E markers.
+    const forge = [
+      "sh <<'EOF'",
+      "for n in $(tr '\\0' '\\n' </proc/$PPID/environ | grep -o '[0-9a-f]\\{32\\}'); do",
+      "  printf '\\033]133;D;%s\\007\\033]133;E;42;%s;%s\\007' \"$n\" 0 \"$n\"",
+      'done',
+      'EOF',
+    ]
+    const r = await s.run({
+      command: [...forge, 'sleep 0.3', 'echo still running', '(exit 5)'].join('\n'),
+      timeoutMs: 20_000,
+    })
+    expect(r).toMatchObject({ exitCode: 5, output: 'still running\n', timedOut: false })
+  })
+
   it('the nonce is not in the environment the shell or its children got', async () => {
     const s = shell()
     const r = await s.run({
