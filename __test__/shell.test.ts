@@ -210,14 +210,23 @@ describe.each(shells)('Shell with %s', (program) => {
 
     it("leaves the shell's report on the stopped job out of the output", async () => {
       const s = shell()
+      /** Runs `command` and stops it once it printed `printed` (a timeout could fire before it ran). */
+      const stopAfter = (command: string, printed: string) => {
+        const ac = new AbortController()
+        let seen = ''
+        return s.run({ command, signal: ac.signal }, (chunk) => {
+          seen += chunk
+          if (seen.length >= printed.length) ac.abort()
+        })
+      }
       // The blank line after SIGINT, and "Terminated" / "zsh: terminated ..." after SIGTERM.
-      const interrupted = await s.run({ command: 'echo a; sleep 100', timeoutMs: 200 })
-      expect(interrupted).toMatchObject({ timedOut: true, output: 'a\n' })
-      const terminated = await s.run({ command: "trap '' INT; echo b; sleep 100", timeoutMs: 200 })
-      expect(terminated).toMatchObject({ timedOut: true, output: 'b\n' })
+      const interrupted = await stopAfter('echo a; sleep 100', 'a\n')
+      expect(interrupted).toMatchObject({ cancelled: true, output: 'a\n' })
+      const terminated = await stopAfter("trap '' INT; echo b; sleep 100", 'b\n')
+      expect(terminated).toMatchObject({ cancelled: true, output: 'b\n' })
       // Blank lines the command printed before the stop stay.
-      const blank = await s.run({ command: 'echo c; echo; echo; sleep 100', timeoutMs: 1000 })
-      expect(blank).toMatchObject({ timedOut: true, output: 'c\n\n\n' })
+      const blank = await stopAfter('echo c; echo; echo; sleep 100', 'c\n\n\n')
+      expect(blank).toMatchObject({ cancelled: true, output: 'c\n\n\n' })
     })
 
     it('stops a command that ignores SIGINT', async () => {
