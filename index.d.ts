@@ -952,6 +952,11 @@ export type ModelReply = {
    * For an interactive tool: `[h1 running]` and the content, `[h1 finished; the handle is
    * closed]` and the final content, or `[h1 failed: Process exited with code 1; …]` and the
    * trace. For a terminal tool: its output or screen, ending with the session state and cursor.
+   * A running terminal command's screen (and `pty_read`'s screen) is sent lean (`screenView`):
+   * the full view the first time, then only what changed since the last screen sent for that
+   * handle or session, `[screen unchanged]` when nothing did; a fetch (or `pty_read`) with
+   * `full: true` gets the whole screen. `rebuildScreen` over the replies gives back exactly the
+   * content `call()` returns.
    * For a call the model got wrong: `Error: <message>` and what to do next (the live handles,
    * the valid calls, the tools there are).
    */
@@ -1293,6 +1298,12 @@ export interface PtyReadInput {
   wait_ms?: number | null
   /** The current screen instead of the output. */
   screen?: boolean | null
+  /**
+   * With `screen`, every row: `respond()` otherwise sends a screen that changed only in part
+   * since the last screen read of the session as a partial view (`call()` always gives the whole
+   * screen).
+   */
+  full?: boolean | null
 }
 /** `pty_send` input: text and named keys (`"print(1)<enter>"`, `"<ctrl+c>"`) as `apply` takes them. */
 export interface PtySendInput {
@@ -1938,6 +1949,8 @@ export declare class ScreenViewTracker {
   view(key: string, screen: ViewScreen, options?: { full?: boolean }): ScreenView
   /** The screen last sent for `key` (a copy), or null. */
   last(key: string): ReturnType<typeof rebuildScreen> | null
+  /** The keys that have a remembered screen. */
+  keys(): string[]
   /** Forgets `key`, so its next view is full; true when it was known. */
   forget(key: string): boolean
   /** Forgets every key. */

@@ -658,7 +658,7 @@ class ToolRegistry {
   #emit
   #cwd
   #firstIds
-  #replies = new Replies(this)
+  #replies = new Replies(this, (id) => this.#native.screen(id))
 
   constructor(options) {
     checkOptionsObject(options, 'options')
@@ -779,12 +779,20 @@ class ToolRegistry {
   async respond(name, input) {
     checkString(name, 'name')
     if (this.#sets.size === 0 && this.#native.names().length === 0) throw noTools()
+    // `full: true` asks for the whole screen instead of a lean view.
+    const full = wantsFull(input)
     const sessions = this.#sets.get(name)
     if (sessions !== undefined) {
       try {
         const result = await sessions.call(name, input)
-        // A screen goes to the model through the one content renderer (lean screens plug in there).
-        const renderScreen = (id, text) => this.#replies.renderContent(id, { id, state: 'running', content: text })
+        // A screen goes to the model through the one content renderer: a lean view of what changed.
+        let renderScreen
+        if (name === 'pty_read' && result.screen !== undefined) {
+          const { screen } = result
+          renderScreen = (id, text) => this.#replies.renderContent(id, { id, state: 'running', content: text }, { screen, full })
+        } else if (name === 'pty_stop') {
+          this.#replies.forgetScreen(result.id)
+        }
         return { text: terminal.resultText(name, result, renderScreen), isError: terminal.resultIsError(name, result), result }
       } catch (err) {
         if (!isModelError(err)) throw err
@@ -798,7 +806,7 @@ class ToolRegistry {
       if (!isModelError(err)) throw err
       return this.#replies.forError(name, err)
     }
-    return this.#replies.forState(state)
+    return this.#replies.forState(state, { full })
   }
 
   list() {
@@ -825,6 +833,16 @@ class ToolRegistry {
 
   [Symbol.asyncDispose]() {
     return this.abortAll()
+  }
+}
+
+/** Whether a tool call's input (an object or JSON text) has `full: true`; anything unreadable is false. */
+function wantsFull(input) {
+  try {
+    const value = typeof input === 'string' ? JSON.parse(input) : input
+    return value !== null && typeof value === 'object' && value.full === true
+  } catch {
+    return false
   }
 }
 

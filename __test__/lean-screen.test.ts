@@ -3,8 +3,11 @@
 // previous screen. Over real multi-step sessions (vim, less, git add -p, a
 // Python REPL: the ones the bench case measures) every screen must come back
 // exactly from the views; the unit cases cover each kind of change.
-import { describe, it, expect } from 'vitest'
-import { screenView, rebuildScreen, ScreenViewTracker, type ViewScreen } from '../index.js'
+import { describe, it, expect, afterAll } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { screenView, rebuildScreen, ScreenViewTracker, ToolRegistry, terminalTools, type ViewScreen, type ModelReply } from '../index.js'
 import { SESSIONS, record } from '../bench/lib/agent-sessions.js'
 
 type Screen = { lines: string[]; cols: number; rows: number; cursor: { row: number; col: number; visible: boolean }; altScreen: boolean }
@@ -254,4 +257,135 @@ describe('real sessions: every screen rebuilt from the lean views', () => {
       expect(lean).toBeLessThan(full)
     })
   }
+})
+
+describe('respond() sends lean screens; call() keeps full ones', () => {
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-lean-respond-'))
+    dirs.push(dir)
+    return dir
+  }
+  const editor = (dir: string) => ({
+    name: 'editor',
+    cwd: dir,
+    commands: [{ name: 'vim', program: ['vim', '-u', 'NONE', '-i', 'NONE', '-N', '-n'], acceptsInput: true, env: { HOME: dir } }],
+  })
+  /** The view in a reply: the text after the `[h1 running]` line. */
+  const viewOf = (reply: ModelReply) => reply.text.slice(reply.text.indexOf('\n') + 1)
+  /** A ToolState's content as the rows a screen of `rows` rows shows. */
+  const rowsOf = (content: string, rows: number) => {
+    const lines = content.split('\n')
+    return [...lines, ...Array(rows - lines.length).fill('')]
+  }
+
+  it('a vim session: partial views whose rebuild is exactly the screen call() returned each time', { timeout: 60_000 }, async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'notes.txt'), Array.from({ length: 40 }, (_, i) => `line ${i}: some text to edit in vim`).join('\n') + '\n')
+    await using registry = new ToolRegistry()
+    registry.register(editor(dir))
+    const spawned = await registry.respond('editor', { action: 'spawn', command: 'vim', args: ['notes.txt'] })
+    expect(spawned.isError).toBe(false)
+    const id = spawned.state!.id
+    expect(spawned.text.split('\n')[0]).toBe(`[${id} running]`)
+    let model = rebuildScreen(null, viewOf(spawned))
+    expect(viewOf(spawned)).toMatch(/^\[full view 80x24, cursor 0,0, alternate screen\]\nline 0: /)
+    const kinds: string[] = ['full']
+    let lean = viewOf(spawned).length
+    let full = (spawned.state as { content: string }).content.length
+    const steps: unknown[] = [
+      { action: 'apply', id, input: 'jjj' },
+      { action: 'apply', id, input: 'A and more<esc>' },
+      { action: 'apply', id, input: 'dd' },
+      { action: 'apply', id, input: 'o' },
+      { action: 'apply', id, input: 'a new line<esc>' },
+      { action: 'apply', id, input: '<ctrl+d>' },
+      { action: 'fetch', id },
+      JSON.stringify({ action: 'fetch', id, full: true }),
+      { action: 'apply', id, input: 'G' },
+      { action: 'apply', id, input: 'gg' },
+    ]
+    for (const input of steps) {
+      const reply = await registry.respond('editor', input)
+      expect(reply.isError, reply.text).toBe(false)
+      const state = reply.state as { state: string; content: string }
+      expect(state.state).toBe('running')
+      const view = viewOf(reply)
+      kinds.push(view === '[screen unchanged]' ? 'unchanged' : /^\[(full|partial) view/.exec(view)![1])
+      model = rebuildScreen(model, view)
+      expect(model.lines, `after ${JSON.stringify(input)}:\n${view}`).toEqual(rowsOf(state.content, model.rows))
+      expect(model.altScreen).toBe(true)
+      lean += view.length
+      full += state.content.length
+    }
+    expect(kinds).toContain('partial')
+    expect(kinds[7]).toBe('unchanged') // the fetch: nothing moved
+    expect(kinds[8]).toBe('full') // full: true
+    expect(lean).toBeLessThan(full * 0.7)
+    // call() is untouched by respond's views: the whole screen, as ever.
+    const direct = await registry.call('editor', { action: 'fetch', id, full: true })
+    expect(direct).toMatchObject({ state: 'running' })
+    expect((direct as { content: string }).content).toMatch(/^line 0: /)
+    // The stopped state is sent whole.
+    const quit = await registry.respond('editor', { action: 'apply', id, input: ':q!<enter>' })
+    expect(quit.text).toMatch(new RegExp(`^\\[${id} finished; the handle is closed\\]\\n`))
+    expect(quit.text).not.toMatch(/view 80x24/)
+  })
+
+  it('an isolated registry (isolation: process) sends the same lean views', { timeout: 30_000 }, async () => {
+    await using registry = new ToolRegistry({ isolation: 'process' })
+    registry.register({ name: 'py', commands: [{ name: 'repl', program: ['python3', '-q'], env: { PYTHONSTARTUP: '' } }] })
+    const spawned = await registry.respond('py', { action: 'spawn', command: 'repl' })
+    const id = spawned.state!.id
+    expect(viewOf(spawned)).toBe('[full view 80x24, cursor 0,4; rows 1-23 blank]\n>>>')
+    const answered = await registry.respond('py', { action: 'apply', id, input: '6*7<enter>' })
+    const model = rebuildScreen(rebuildScreen(null, viewOf(spawned)), viewOf(answered))
+    expect(model.lines.slice(0, 3)).toEqual(['>>> 6*7', '42', '>>>'])
+    expect((await registry.respond('py', { action: 'fetch', id })).text).toBe(`[${id} running]\n[screen unchanged]`)
+  })
+
+  it('a bad full field is the model\'s mistake, answered with the valid calls', async () => {
+    const dir = tempDir()
+    await using registry = new ToolRegistry()
+    registry.register(editor(dir))
+    const reply = await registry.respond('editor', { action: 'fetch', id: 'h1', full: 'yes' })
+    expect(reply).toMatchObject({ isError: true })
+    expect(reply.text).toContain('input.full must be a boolean, got "yes"')
+    expect(reply.text).toContain('"full"?: …')
+    const [definition] = registry.definitions('anthropic')
+    expect(definition.input_schema.properties.full).toMatchObject({ type: 'boolean' })
+  })
+
+  it('pty_read with screen: true is lean in respond(); full: true and call() give every row', { timeout: 60_000 }, async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'long.txt'), Array.from({ length: 200 }, (_, i) => `row ${i} of a long file`).join('\n') + '\n')
+    await using registry = new ToolRegistry()
+    registry.register(terminalTools({ cwd: dir }))
+    const started = await registry.call('pty_start', { command: 'less', args: ['long.txt'] })
+    const id = started.id
+    const read = async (input: Record<string, unknown>) => {
+      const reply = await registry.respond('pty_read', { id, screen: true, wait_ms: 1000, ...input })
+      expect(reply.isError, reply.text).toBe(false)
+      const lines = reply.text.split('\n')
+      expect(lines[0]).toBe(`[screen of ${id}]`)
+      expect(lines.at(-1)).toMatch(/running/)
+      return { view: lines.slice(1, -1).join('\n'), result: reply.result as { screen: { lines: string[] } } }
+    }
+    const first = await read({})
+    let model = rebuildScreen(null, first.view)
+    // The terminal tools' default size is 120x30.
+    expect(first.view).toMatch(/^\[full view 120x30, cursor 29,\d+, alternate screen\]\nrow 0 of a long file/)
+    await registry.call('pty_send', { id, input: 'j' })
+    const second = await read({})
+    expect(second.view).toMatch(/^\[partial view 120x30, cursor 29,\d+; (scrolled up 1|rows 0-27 were 1-28 \(scrolled up 1\)); rows? 28(,29)? changed\]\n28│row 29 of a long file/)
+    model = rebuildScreen(model, second.view)
+    expect(model.lines).toEqual(second.result.screen.lines)
+    const again = await read({ full: true })
+    expect(again.view).toMatch(/^\[full view 120x30/)
+    expect(rebuildScreen(null, again.view).lines).toEqual(again.result.screen.lines)
+    const direct = await registry.call('pty_read', { id, screen: true })
+    expect(direct.screen.lines[0]).toBe('row 1 of a long file')
+    await registry.respond('pty_stop', { id })
+  })
 })

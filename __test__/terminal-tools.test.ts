@@ -193,10 +193,13 @@ describe('pty_start, pty_read, pty_send', () => {
     }, { timeout: 10000 })
     await r.call('pty_send', { id: s.id, input: '<pagedown>' })
     await vi.waitFor(async () => {
-      const reply = await r.respond('pty_read', { id: s.id, screen: true })
-      expect(reply.text).toMatch(/^\[screen of pty1, 80x24, cursor at row 24, column \d+\]\nrow 24\n/)
-      expect(reply.text).toMatch(/\n\[session pty1: running\] \[cursor: \d+\]$/)
+      expect((await r.call('pty_read', { id: s.id, screen: true, wait_ms: 500 })).screen.lines[0]).toBe('row 24')
     }, { timeout: 10000 })
+    // respond() sends the screen as a lean view: whole the first time, then what changed.
+    const reply = await r.respond('pty_read', { id: s.id, screen: true })
+    expect(reply.text).toMatch(/^\[screen of pty1\]\n\[full view 80x24, cursor 23,\d+, alternate screen\]\nrow 24\n/)
+    expect(reply.text).toMatch(/\n\[session pty1: running\] \[cursor: \d+\]$/)
+    expect((await r.respond('pty_read', { id: s.id, screen: true })).text).toMatch(/^\[screen of pty1\]\n\[screen unchanged\]\n\[session pty1: running\]/)
     await r.call('pty_send', { id: s.id, input: 'q' })
     await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'), { timeout: 10000 })
   })

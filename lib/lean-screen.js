@@ -438,6 +438,11 @@ class ScreenViewTracker {
     return this.#last.delete(key)
   }
 
+  /** The keys that have a remembered screen. */
+  keys() {
+    return [...this.#last.keys()]
+  }
+
   /** Forgets every key. */
   clear() {
     this.#last.clear()

@@ -7,11 +7,19 @@
 // rejects for a model's mistake; it rejects only for the caller's own bugs
 // (no tool registered at all, a name that is not a string).
 //
-// `Replies#renderContent(handleId, state)` is the one place where a handle's
-// content (a screen, or a pipes command's output) becomes the text the model
-// reads; a screen formatter (lean screens) plugs in there.
+// `Replies#renderContent(handleId, state, options)` is the one place where a
+// handle's content (a screen, or a pipes command's output) becomes the text
+// the model reads. Given the handle's screen (its cursor and size) it sends a
+// lean view (lib/lean-screen.js): only what changed since the last content
+// this registry's replies sent for that handle, or the full view when that is
+// shorter or the model asked for it (`full: true`). Without a screen (a pipes
+// command, `call()`'s own `content`) it is the content as it is.
 
 const { codedError, describe } = require('./errors.js')
+const { ScreenViewTracker } = require('./lean-screen.js')
+
+/** How many handles' last screens are kept before those of gone handles are dropped. */
+const KEEP_SCREENS = 64
 
 /**
  * Codes that mean the model's call was wrong, or that what it asked for is
@@ -72,12 +80,20 @@ function validCalls(schema) {
   return lines
 }
 
-/** Replies for one registry; `registry` answers `names()`, `schema(name)` and `list()`. */
+/**
+ * Replies for one registry; `registry` answers `names()`, `schema(name)` and
+ * `list()`; `screenOf(id)` gives a terminal handle's screen now (cursor, size;
+ * null for a pipes command or an unknown handle).
+ */
 class Replies {
   #registry
+  #screenOf
+  /** The last screen sent to the model, per handle or session id. */
+  #views = new ScreenViewTracker()
 
-  constructor(registry) {
+  constructor(registry, screenOf) {
     this.#registry = registry
+    this.#screenOf = screenOf
   }
 
   /**
@@ -85,10 +101,32 @@ class Replies {
    * of a terminal command, or the output of a pipes command. The one place a
    * `ToolState`'s content (and a terminal session's screen, from
    * `pty_read { screen: true }`, as a running state) is turned into text for
-   * the model; only `respond()` calls it, never `call()`. A formatter that
-   * sends only what changed (lean screens) replaces this.
+   * the model; only `respond()` calls it, never `call()`.
+   *
+   * With `options.screen` (the screen the content was read from: `cursor`,
+   * `cols`, `rows`, `altScreen`) a running state's content is sent lean: a
+   * view of what changed since the content last sent for `handleId` (see
+   * `screenView`), the full view when that is not longer, or with
+   * `options.full`. The rows are the content's own, so the model's rebuilt
+   * screen is exactly what `call()` returned. A stopped state's content is
+   * sent whole, and the handle's last screen forgotten.
    */
-  renderContent(handleId, state) {
+  renderContent(handleId, state, options) {
+    const screen = options && options.screen
+    if (screen && state.state === 'running' && typeof state.content === 'string') {
+      const lines = state.content.split('\n')
+      if (lines.length <= screen.rows) {
+        while (lines.length < screen.rows) lines.push('')
+        const view = this.#views.view(
+          handleId,
+          { lines, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, altScreen: screen.altScreen },
+          { full: Boolean(options.full) },
+        )
+        this.#prune()
+        return view.text
+      }
+    }
+    if (screen || state.state !== 'running') this.#views.forget(handleId)
     let content
     if (state.state === 'running') content = state.content
     else content = state.result.ok ? state.result.content : null
@@ -97,12 +135,40 @@ class Replies {
     return text === '' ? '(empty)' : text
   }
 
-  /** The reply to a `ToolState` `call()` resolved with. */
-  forState(state) {
+  /** Forgets the last screen sent for `id` (its next screen is sent whole). */
+  forgetScreen(id) {
+    this.#views.forget(id)
+  }
+
+  /** Drops the screens of handles that are gone, once many are kept. */
+  #prune() {
+    if (this.#views.size <= KEEP_SCREENS) return
+    let live
+    try {
+      live = new Set(this.#registry.list().map((h) => h.id))
+    } catch {
+      return
+    }
+    for (const key of this.#views.keys()) if (!live.has(key)) this.#views.forget(key)
+  }
+
+  /**
+   * The reply to a `ToolState` `call()` resolved with; `options.full` (a
+   * fetch with `full: true`) sends the whole screen.
+   */
+  forState(state, options) {
     const id = state.id
     if (state.state === 'running') {
-      return { text: `[${id} running]\n${this.renderContent(id, state)}`, isError: false, state }
+      let screen = null
+      try {
+        screen = this.#screenOf ? this.#screenOf(id) : null
+      } catch {
+        screen = null
+      }
+      const full = Boolean(options && options.full)
+      return { text: `[${id} running]\n${this.renderContent(id, state, { screen, full })}`, isError: false, state }
     }
+    this.#views.forget(id)
     const { result } = state
     if (result.ok) {
       return {

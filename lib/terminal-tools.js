@@ -122,6 +122,12 @@ function toolSpecs(limits) {
           description: `Wait up to this many ms for new output before reading (at most ${limits.maxWaitMs}).`,
         },
         screen: { type: 'boolean', description: 'Return the current screen (rows as shown, with the cursor) instead of the output.' },
+        full: {
+          type: 'boolean',
+          description:
+            'With screen: true, every row of the screen. Otherwise a screen that changed only in part since your last ' +
+            'screen read of this session may come as a partial view (its first line says so): only the changed rows, each after its row number.',
+        },
       },
       required: ['id'],
     },
@@ -900,7 +906,7 @@ function quoteCall(name, fields) {
 /**
  * The text the model reads for a tool's result; `renderScreen(id, text)`
  * turns a `pty_read { screen: true }` screen into the model's text (the
- * registry's `renderContent`, where lean screens plug in).
+ * registry's `renderContent`: a lean view with its own header line).
  */
 function resultText(name, r, renderScreen) {
   switch (name) {
@@ -922,9 +928,8 @@ function resultText(name, r, renderScreen) {
       )
     case 'pty_read':
       if (r.screen !== undefined) {
-        const { cursor } = r.screen
-        const content = renderScreen(r.id, r.screen.text)
-        return `[screen of ${r.id}, ${r.screen.cols}x${r.screen.rows}, cursor at row ${cursor.row + 1}, column ${cursor.col + 1}]\n${content}\n${statusLine(r)}`
+        // The rendered screen is a lean view: its own first line has the size, the cursor and what changed.
+        return `[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}\n${statusLine(r)}`
       }
       return `${outputText(r, '(no new output)')}\n${statusLine(r)}`
     case 'pty_send':

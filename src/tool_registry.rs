@@ -22,6 +22,7 @@ use crate::core::tools::{DefinitionFormat, ToolSpec, definitions};
 use crate::error::{IntoJs, js_error};
 use crate::incidents::contain;
 use crate::options::Opts;
+use crate::pty_session::ScreenSnapshot;
 
 type EventPump = ThreadsafeFunction<(), (), Value, Status, false, true>;
 
@@ -112,6 +113,16 @@ impl NativeRegistry {
     pub fn register(&self, env: &Env, tool: Value) -> Result<()> {
         let spec = ToolSpec::from_json(&tool).into_js(env)?;
         self.registry.register(spec).into_js(env)
+    }
+
+    /// The screen of a terminal handle now (`null` for an unknown handle, a
+    /// pipes command or one that could not start): the cursor and size that
+    /// lean screens put in their header.
+    #[napi(catch_unwind)]
+    pub fn screen(&self, id: String) -> Option<ScreenSnapshot> {
+        self.registry
+            .screen(&id)
+            .map(|(snap, seq)| ScreenSnapshot::new(snap, seq))
     }
 
     /// Removes a tool (terminating its running handles); false when unknown.

@@ -22,7 +22,10 @@ pub enum ToolCall {
         /// Extra arguments (empty when the call had none).
         args: Vec<String>,
     },
-    /// Get the current state of handle `id`.
+    /// Get the current state of handle `id`. The call may carry `full`
+    /// (a boolean): it asks for the whole screen rather than a partial view,
+    /// which only matters where content becomes text for a model
+    /// (`ToolRegistry#respond`); the state is the same either way.
     Fetch {
         /// The handle id.
         id: String,
@@ -176,13 +179,14 @@ impl ToolSpec {
             )));
         };
         let instance = Value::Object(obj);
+        let screens = self.commands().iter().any(|c| c.pty);
         // The `argsSchema` rules (under the spawn variant's `allOf`) are
         // checked below, once the command is known, so their messages can
         // name the command and absent `args` count as `[]`.
         let mut messages: Vec<(u8, String)> = validator
             .iter_errors(&instance)
             .filter(|e| !e.evaluation_path().as_str().starts_with("/allOf"))
-            .flat_map(|e| describe(&e, "input", Some(action)))
+            .flat_map(|e| describe(&e, "input", Some(action), screens))
             .collect();
         if !messages.is_empty() {
             return Err(invalid(join(&mut messages)));
@@ -204,7 +208,7 @@ impl ToolSpec {
                 if let Some(validator) = self.validators.args.get(&command) {
                     let mut messages: Vec<(u8, String)> = validator
                         .iter_errors(&args)
-                        .flat_map(|e| describe(&e, "input.args", None))
+                        .flat_map(|e| describe(&e, "input.args", None, screens))
                         .collect();
                     if !messages.is_empty() {
                         return Err(invalid(format!(
@@ -309,8 +313,14 @@ fn type_name(t: JsonType) -> &'static str {
 }
 
 /// Messages for one validator error, with a sort priority (missing and
-/// unexpected fields first). `action` is set for the call's own fields.
-fn describe(e: &ValidationError<'_>, base: &str, action: Option<&str>) -> Vec<(u8, String)> {
+/// unexpected fields first). `action` is set for the call's own fields;
+/// `screens` when some command runs in a terminal (fetch then takes `full`).
+fn describe(
+    e: &ValidationError<'_>,
+    base: &str,
+    action: Option<&str>,
+    screens: bool,
+) -> Vec<(u8, String)> {
     let path = js_path(base, e.instance_path());
     let at_root = e.instance_path().is_empty();
     let for_action = match action {
@@ -329,6 +339,7 @@ fn describe(e: &ValidationError<'_>, base: &str, action: Option<&str>) -> Vec<(u
             let allowed = match action {
                 Some("spawn") if at_root => " (it takes action, command, args)",
                 Some("apply") if at_root => " (it takes action, id, input)",
+                Some("fetch") if at_root && screens => " (it takes action, id, full)",
                 Some(_) if at_root => " (it takes action, id)",
                 _ => "",
             };
@@ -435,6 +446,28 @@ mod tests {
     }
 
     #[test]
+    fn fetch_takes_full_only_for_terminal_commands() {
+        let pipes = ToolSpec::from_json(&json!({
+            "name": "logs",
+            "commands": [{ "name": "tail", "program": ["tail"], "pty": false }],
+        }))
+        .unwrap();
+        assert_eq!(
+            rejects(
+                &pipes,
+                json!({ "action": "fetch", "id": "h1", "full": true })
+            ),
+            "input.full is not allowed for action \"fetch\" (it takes action, id)"
+        );
+        assert_eq!(
+            git()
+                .validate_call(&json!({ "action": "fetch", "id": "h1", "full": false }))
+                .unwrap(),
+            ToolCall::Fetch { id: "h1".into() }
+        );
+    }
+
+    #[test]
     fn valid_calls_become_tool_calls() {
         let tool = git();
         let ok = |input: Value| tool.validate_call(&input).unwrap();
@@ -461,6 +494,10 @@ mod tests {
         );
         assert_eq!(
             ok(json!({ "action": "fetch", "id": "h1" })),
+            ToolCall::Fetch { id: "h1".into() }
+        );
+        assert_eq!(
+            ok(json!({ "action": "fetch", "id": "h1", "full": true })),
             ToolCall::Fetch { id: "h1".into() }
         );
         assert_eq!(
@@ -567,9 +604,23 @@ mod tests {
         assert_eq!(
             rejects(
                 &tool,
+                json!({ "action": "fetch", "id": "h1", "full": "yes" })
+            ),
+            "input.full must be a boolean, got \"yes\""
+        );
+        assert_eq!(
+            rejects(
+                &tool,
+                json!({ "action": "apply", "id": "h1", "input": "y", "full": true })
+            ),
+            "input.full is not allowed for action \"apply\" (it takes action, id, input)"
+        );
+        assert_eq!(
+            rejects(
+                &tool,
                 json!({ "action": "fetch", "id": "h1", "input": "y" })
             ),
-            "input.input is not allowed for action \"fetch\" (it takes action, id)"
+            "input.input is not allowed for action \"fetch\" (it takes action, id, full)"
         );
         assert_eq!(
             rejects(&tool, json!({ "action": "abort", "command": "stage" })),

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use super::{CommandSpec, ToolCall, ToolSpec, truncate_middle};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::keys::{KeyModes, encode_input};
+use crate::core::screen::Snapshot;
 use crate::core::session::{self, EventSink, Exit, PipeOptions, Session, SpawnOptions};
 use crate::core::transcript::{ReadOptions, strip};
 
@@ -308,6 +309,19 @@ impl Registry {
     /// Every registered tool, by name.
     pub fn tools(&self) -> Vec<ToolSpec> {
         self.lock().tools.values().cloned().collect()
+    }
+
+    /// The screen of terminal handle `id` now, with the output position (as
+    /// [`Session::snapshot`]); `None` for an unknown handle, a pipes command
+    /// or a program that could not start. What renders a running state's
+    /// content for a model reads the cursor and size here.
+    pub fn screen(&self, id: &str) -> Option<(Snapshot, u64)> {
+        let session = {
+            let inner = self.lock();
+            let handle = inner.handles.iter().find(|h| h.id == id)?;
+            handle.session.as_ref().ok()?.clone()
+        };
+        session.is_pty().then(|| session.snapshot())
     }
 
     /// Every handle not yet forgotten (finished ones stay until the model

@@ -112,6 +112,10 @@ const INPUT_DESCRIPTION: &str = "Text to type into the program. Named keys go in
 
 const ID_DESCRIPTION: &str = "the handle id that spawn returned.";
 
+const FULL_DESCRIPTION: &str = "set to true to get the whole screen. A screen that changed only in part since the \
+     last result for the same id may come as a partial view (its first line says so): only the \
+     rows that changed, each after its row number; full: true sends every row.";
+
 impl ToolSpec {
     /// The canonical input schema: `{ "type": "object", "oneOf": [spawn,
     /// fetch, apply?, abort] }` (see the module docs).
@@ -126,6 +130,8 @@ impl ToolSpec {
     pub fn flat_schema(&self, nullable: bool) -> Value {
         let commands = self.commands();
         let input = self.accepts_input();
+        // `full` (fetch) asks for a whole screen: only for terminal commands.
+        let screens = commands.iter().any(|c| c.pty);
         let actions: Vec<&str> = ACTIONS
             .iter()
             .copied()
@@ -183,6 +189,15 @@ impl ToolSpec {
                 "id".into(),
                 json!({ "type": ["string", "null"], "description": id_doc }),
             );
+            if screens {
+                props.insert(
+                    "full".into(),
+                    json!({
+                        "type": ["boolean", "null"],
+                        "description": format!("fetch only: {FULL_DESCRIPTION}{unused}"),
+                    }),
+                );
+            }
             if input {
                 props.insert(
                     "input".into(),
@@ -204,6 +219,15 @@ impl ToolSpec {
                 "id".into(),
                 json!({ "type": "string", "description": id_doc }),
             );
+            if screens {
+                props.insert(
+                    "full".into(),
+                    json!({
+                        "type": "boolean",
+                        "description": format!("fetch only: {FULL_DESCRIPTION}"),
+                    }),
+                );
+            }
             if input {
                 props.insert(
                     "input".into(),
@@ -359,11 +383,18 @@ fn args_description(commands: &[CommandSpec]) -> String {
 pub(super) fn oneof_schema(commands: &[CommandSpec]) -> Value {
     let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
     let mut variants = vec![spawn_variant(commands, &names)];
-    variants.push(id_variant(
+    let mut fetch = id_variant(
         "fetch",
         "Get the current state of a command: what it shows while it runs, its final content \
          once it stopped.",
-    ));
+    );
+    if commands.iter().any(|c| c.pty) {
+        fetch["properties"]["full"] = json!({
+            "type": "boolean",
+            "description": capitalized(FULL_DESCRIPTION),
+        });
+    }
+    variants.push(fetch);
     if commands.iter().any(CommandSpec::accepts_input) {
         variants.push(json!({
             "type": "object",
@@ -827,7 +858,7 @@ mod tests {
         for (call, message) in [
             (
                 json!({ "action": "fetch", "id": "h1", "input": "y" }),
-                "input.input is not allowed for action \"fetch\" (it takes action, id)",
+                "input.input is not allowed for action \"fetch\" (it takes action, id, full)",
             ),
             (
                 json!({ "action": "spawn", "command": "log", "id": "h1" }),
