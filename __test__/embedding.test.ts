@@ -175,6 +175,9 @@ describe('listeners: several, added and removed later, raw bytes', () => {
     const session = PtySession.spawn({ command: 'cat' }, (c) => fromStart.push(c))
     session.write('one\r')
     await session.waitFor('one\none')
+    // The screen shows output before the listeners have it: wait until they do, so the
+    // listeners added next start after 'one'.
+    await expect.poll(() => fromStart.join('')).toBe('one\r\none\r\n')
     const later: string[] = []
     const laterRaw: Buffer[] = []
     const offLater = session.onData((c) => later.push(c))
