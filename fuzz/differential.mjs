@@ -14,7 +14,9 @@
 // embedders such as VS Code configure it; its default, Unicode 6, gives every
 // emoji one column, unlike xterm and every current terminal.
 //
-// Run `node fuzz/differential.mjs [cases] [seed]` for the long tier; the
+// Run `node fuzz/differential.mjs [cases] [seed] [--count-only]` for the
+// long tier (`--count-only` measures the identical share without shrinking
+// the mismatches); the
 // Vitest suite runs a short seeded tier (__test__/differential.test.ts).
 
 import { createRequire } from 'node:module'
@@ -256,36 +258,58 @@ export function shrink(kase) {
   return { ...kase, pieces }
 }
 
+/** Pieces that save the cursor, and those that restore it. */
+const SAVES = new Set(['DECSC', 'SCOSC', 'DECSLRM'])
+const RESTORES = new Set(['DECRC', 'SCORC'])
+
 /**
- * True when, in xterm.js, a wrap is pending (the cursor past the last
- * column) after some piece of the case but the last.
+ * What happens in xterm.js on the way through a case (piece by piece):
+ * `pending` when a wrap is pending (the cursor past the last column) after
+ * some piece but the last; `scrolledSave` when the main screen restores a
+ * cursor saved before its rows scrolled (xterm.js keeps the saved row in
+ * the buffer, so it moves with the text; xterm and DEC keep the screen row).
  */
-function passesPendingWrap(kase) {
-  const term = new Terminal({ cols: kase.cols, rows: kase.rows, allowProposedApi: true, logLevel: 'off' })
+function trace(kase) {
+  const term = new Terminal({ cols: kase.cols, rows: kase.rows, scrollback: 1000, allowProposedApi: true, logLevel: 'off' })
   term.loadAddon(new Unicode11Addon())
   term.unicode.activeVersion = '11'
   let pending = false
+  let scrolledSave = false
+  let savedAt = null
   try {
-    for (const [, text] of kase.pieces.slice(0, -1)) {
+    kase.pieces.forEach(([kind, text], i) => {
+      const normal = term.buffer.active.type === 'normal'
+      const set = text.endsWith('h')
+      if (normal && (SAVES.has(kind) || ((kind === 'SAVE1048' || kind === 'ALT1049') && set))) {
+        savedAt = term.buffer.normal.baseY
+      }
       term._core.writeSync(encoder.encode(text))
-      pending ||= term.buffer.active.cursorX >= kase.cols
-    }
+      const restores = RESTORES.has(kind) || ((kind === 'SAVE1048' || kind === 'ALT1049') && !set)
+      if (restores && term.buffer.active.type === 'normal' && savedAt !== null) {
+        scrolledSave ||= term.buffer.normal.baseY !== savedAt
+      }
+      if (kind === 'RIS' || kind === 'DECSTR') savedAt = null
+      if (i < kase.pieces.length - 1) pending ||= term.buffer.active.cursorX >= kase.cols
+    })
   } catch {
     // As in viaXterm.
   }
   term.dispose()
-  return pending
+  return { pending, scrolledSave }
 }
 
 /**
  * The class of a minimal case: the kinds of its pieces, sorted, without
  * plain text; plus `pending` when a wrap was pending on the way (the state
- * vt100 keeps differently).
+ * vt100 keeps differently) and `scrolled-save` when a saved cursor was
+ * restored after the screen scrolled (see `trace`).
  */
 export function classOf(kase) {
   const kinds = new Set(kase.pieces.map((p) => p[0]))
   if (kinds.size > 1) kinds.delete('text')
-  if (passesPendingWrap(kase)) kinds.add('pending')
+  const { pending, scrolledSave } = trace(kase)
+  if (pending) kinds.add('pending')
+  if (scrolledSave) kinds.add('scrolled-save')
   return [...kinds].sort().join('+')
 }
 
@@ -299,9 +323,18 @@ export const KNOWN = [
   { id: 'vs16', kinds: ['emoji-selector'] },
   { id: 'zwj', kinds: ['zwj'] },
   { id: 'pending-wrap', kinds: ['pending'] },
-  ...['ALT1049', 'SCORC', 'DECRC'].flatMap((restore) =>
+  ...['ALT1049', 'SCORC', 'DECRC', 'SAVE1048'].flatMap((restore) =>
     ['G0-DEC', 'G0-UK', 'G1-DEC'].map((set) => ({ id: 'charset-restore', kinds: [restore, set] })),
   ),
+  { id: 'saved-cursor-scroll', kinds: ['scrolled-save'] },
+  ...['DECRC', 'SCORC', 'SAVE1048', 'ALT1049'].map((restore) => ({
+    id: 'origin-restore',
+    kinds: ['DECOM', restore],
+  })),
+  ...['CUU', 'CUD', 'CUF', 'CUB', 'CNL', 'CPL', 'CHA', 'HPA', 'HPR', 'VPR'].map((move) => ({
+    id: 'origin-moves',
+    kinds: ['DECOM', 'DECSTBM', move],
+  })),
   { id: 'decaln-margins', kinds: ['DECALN', 'DECSTBM'] },
   { id: 'ri-margins', kinds: ['DECSTBM', 'RI'] },
 ]
@@ -322,7 +355,29 @@ export function show(kase) {
  * Runs `cases` random cases from `seed`, each at every size in SIZES.
  * Returns the counts and the classes found (one shrunk example each).
  */
-export function run({ cases, seed, onClass }) {
+export function run(options) {
+  const steps = runSteps(options)
+  let step = steps.next()
+  while (!step.done) step = steps.next()
+  return step.value
+}
+
+/**
+ * As `run`, letting the event loop turn every 250 cases: Node runs the
+ * finalizers of native objects (each case's ScreenModel) only then, so a
+ * long synchronous run would keep every screen model it made.
+ */
+export async function runAsync(options) {
+  const steps = runSteps(options)
+  let step = steps.next()
+  while (!step.done) {
+    await new Promise((resolve) => setImmediate(resolve))
+    step = steps.next()
+  }
+  return step.value
+}
+
+function* runSteps({ cases, seed, onClass, onProgress, classify = true }) {
   const rng = new Rng(seed)
   const classes = new Map()
   let identical = 0
@@ -335,6 +390,7 @@ export function run({ cases, seed, onClass }) {
         identical++
         continue
       }
+      if (!classify) continue
       // Shrinking costs: only while a class has few examples.
       const small = shrink(kase)
       const cls = classOf(small)
@@ -347,24 +403,38 @@ export function run({ cases, seed, onClass }) {
         onClass?.(found)
       }
     }
+    if (onProgress && (c + 1) % 1000 === 0) onProgress({ tried, identical, classes: classes.size })
+    if ((c + 1) % 250 === 0) yield
   }
   return { tried, identical, classes: [...classes.values()] }
 }
 
 async function main() {
-  const cases = Number(process.argv[2] ?? 50000)
-  const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31)
+  const args = process.argv.slice(2)
+  // --count-only: count identical cases without shrinking and classifying
+  // the others (much faster when most cases differ).
+  const classify = !args.includes('--count-only')
+  const [casesArg, seedArg] = args.filter((a) => !a.startsWith('--'))
+  const cases = Number(casesArg ?? 50000)
+  const seed = Number(seedArg ?? Date.now() % 2 ** 31)
   const start = Date.now()
-  const result = run({
+  const result = await runAsync({
     cases,
     seed,
+    classify,
     onClass: (c) => console.log(`${c.known ? 'known' : 'NEW'} class ${c.cls}: ${show(c.example)}`),
+    onProgress: (p) =>
+      console.error(
+        `  ${p.tried} cases, ${p.identical} identical (${((100 * p.identical) / p.tried).toFixed(2)} %), ` +
+          `${p.classes} classes, ${((Date.now() - start) / 1000).toFixed(0)} s`,
+      ),
   })
   const unknown = result.classes.filter((c) => !c.known)
   console.log(
     `differential fuzz (seed ${seed}): ${result.tried} cases in ${((Date.now() - start) / 1000).toFixed(1)} s, ` +
       `${result.identical} identical to xterm.js (${((100 * result.identical) / result.tried).toFixed(2)} %), ` +
-      `${result.tried - result.identical} mismatches in ${result.classes.length} classes (${unknown.length} not known)`,
+      `${result.tried - result.identical} mismatches ` +
+      (classify ? `in ${result.classes.length} classes (${unknown.length} not known)` : '(not classified)'),
   )
   for (const c of result.classes.sort((a, b) => b.count - a.count)) {
     console.log(`  ${String(c.count).padStart(7)}  ${c.known ? `known:${c.known.id}` : 'NEW'}  ${c.cls}`)

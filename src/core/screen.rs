@@ -578,10 +578,7 @@ impl Screen {
             .map(|mut row| {
                 let trimmed = row.trim_end_matches(' ').len();
                 row.truncate(trimmed);
-                if self.compat.stand_in_used && row.contains(compat::FFFD_STAND_IN) {
-                    row = row.replace(compat::FFFD_STAND_IN, "\u{fffd}");
-                }
-                row
+                compat::restore_stand_ins(row, self.compat.stand_in_used)
             })
             .collect()
     }

@@ -186,7 +186,9 @@ pub(super) struct Compat {
     sets: [Charset; 2],
     /// 0 when G0 is in use (SI), 1 after SO.
     shift: usize,
-    saved: SavedCharsets,
+    /// One per screen (main, alternate), as vt100 and xterm keep the saved
+    /// cursor.
+    saved: [SavedCharsets; 2],
     /// Insert mode (IRM).
     insert: bool,
     /// Auto-wrap mode (DECAWM); on unless the program turned it off.
@@ -205,7 +207,8 @@ pub(super) struct Compat {
     /// Line feed / new line mode (LNM, `CSI 20 h`): LF, VT and FF also
     /// return the carriage.
     newline: bool,
-    /// A U+FFFD the program printed was fed to vt100 as [`FFFD_STAND_IN`].
+    /// A U+FFFD the program printed was fed to vt100 as [`FFFD_STAND_IN`],
+    /// or a VS16 as [`VS16_STAND_IN`].
     pub(super) stand_in_used: bool,
     /// Origin mode (DECOM, `CSI ? 6 h`).
     origin: bool,
@@ -229,7 +232,7 @@ impl Compat {
             utf8_pending: 0,
             sets: [Charset::Ascii; 2],
             shift: 0,
-            saved: SavedCharsets::default(),
+            saved: [SavedCharsets::default(); 2],
             insert: false,
             autowrap: true,
             tabs: None,
@@ -465,13 +468,31 @@ impl Compat {
     fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         run.flush_to(i);
         self.resolve_insert(run);
+        let (len, width) = char_at(run.bytes, i);
+        if width == 0 {
+            // A combining character joins the cell before: nothing to insert,
+            // and no move off the margin.
+            return;
+        }
         let cols = self.cols;
-        let (row, mut col) = run.parser.screen().cursor_position();
-        if !self.autowrap && col >= cols {
-            // Without auto-wrap the last column is overwritten (xterm also
-            // drops a wide character that does not fit; vt100 wraps it).
-            run.inject(b"\x1b[D");
-            col = cols - 1;
+        let (mut row, mut col) = run.parser.screen().cursor_position();
+        if !self.autowrap {
+            if col >= cols {
+                // Without auto-wrap the last column is overwritten.
+                run.inject(b"\x1b[D");
+                col = cols - 1;
+            }
+            if width > 1 && col + width > cols {
+                // xterm drops a wide character that does not fit (vt100
+                // wraps it).
+                run.skip(i + len);
+                return;
+            }
+        } else if self.insert && col >= cols {
+            // A wrap is pending: xterm wraps, then inserts on the next row
+            // (vt100 would wrap and overwrite). Its wrap is a CR LF.
+            run.inject(b"\r\n");
+            (row, col) = run.parser.screen().cursor_position();
         }
         if self.insert && col < cols {
             if b < 0x80 {
@@ -538,12 +559,15 @@ impl Compat {
     /// A VS16 (U+FE0F, emoji presentation) starts at `i`. vt100 widens a
     /// narrow character it follows to two columns (and panics when that
     /// character is in the last column); xterm keeps it one column wide,
-    /// so the selector is left out where it would widen.
+    /// with the selector in its cell. Where it would widen, vt100 gets
+    /// [`VS16_STAND_IN`] instead, which joins the cell without widening it.
     fn vs16(&mut self, run: &mut Run<'_, '_>, i: usize) {
         run.flush_to(i);
         self.resolve_insert(run);
         if vs16_widens(run.parser.screen()) {
+            run.inject(VS16_STAND_IN.as_bytes());
             run.skip(i + VS16.len());
+            self.stand_in_used = true;
         }
     }
 
@@ -589,11 +613,14 @@ impl Compat {
         match (self.esc_intermediate, b) {
             (b'(', f) => self.sets[0] = Charset::from_final(f),
             (b')', f) => self.sets[1] = Charset::from_final(f),
-            (0, b'7') => self.save_charsets(),
-            (0, b'8') => self.restore_charsets(),
+            (0, b'7') => self.save_charsets(alt_of(run.parser)),
+            (0, b'8') => self.restore_charsets(alt_of(run.parser)),
             (0, b'c') => {
-                // RIS: vt100 resets the screen; reset what we keep.
+                // RIS: vt100 resets the screen; reset what we keep (the
+                // scrollback may still hold stand-ins).
+                let used = self.stand_in_used;
                 *self = Compat::new(self.cols);
+                self.stand_in_used = used;
                 run.flush_to(i + 1);
                 run.parser.callbacks_mut().kitty.reset();
             }
@@ -682,8 +709,31 @@ impl Compat {
         match (p.private, p.intermediate, fin) {
             // Relative moves and edits start from the last column when a
             // wrap is pending (xterm), not from one past it (vt100).
-            (0, 0, b'A' | b'B' | b'C' | b'D' | b'@' | b'P' | b'X') => {
+            (0, 0, b'C' | b'D' | b'@' | b'P' | b'X') => {
                 self.clamp_before_sequence(run);
+            }
+            // CUU, CUD, CPL, CNL: xterm stops at the margin ahead of the
+            // cursor (the top one going up, the bottom one going down) even
+            // when the cursor starts outside the margins; vt100 stops there
+            // only from inside them.
+            (0, 0, b'A' | b'B' | b'E' | b'F') => {
+                let n = p.first_or(1);
+                self.clamp_before_sequence(run);
+                run.flush_to(i);
+                let (row, col) = run.parser.screen().cursor_position();
+                let col = col.min(self.cols - 1);
+                let rows = run.parser.screen().size().0.get();
+                let (top, bottom) = self.region(run.parser);
+                let target = if matches!(fin, b'A' | b'F') {
+                    let limit = if row >= top { top } else { 0 };
+                    row.saturating_sub(n).max(limit)
+                } else {
+                    let limit = if row <= bottom { bottom } else { rows - 1 };
+                    row.saturating_add(n).min(limit)
+                };
+                let col = if matches!(fin, b'E' | b'F') { 0 } else { col };
+                cancel(run, i);
+                run.inject(self.goto(target, col, top).as_bytes());
             }
             // SCOSC / SCORC (xterm saves with any parameters: it has no
             // DECSLRM).
@@ -691,10 +741,10 @@ impl Compat {
                 run.flush_to(i + 1);
                 if fin == b's' {
                     run.inject(b"\x1b7");
-                    self.save_charsets();
+                    self.save_charsets(alt_of(run.parser));
                 } else {
                     run.inject(b"\x1b8");
-                    self.restore_charsets();
+                    self.restore_charsets(alt_of(run.parser));
                 }
             }
             // TBC: clear the stop at the cursor (0) or all stops (3).
@@ -843,18 +893,50 @@ impl Compat {
             // SGR: a wrap left pending by the character before stays.
             (0, 0, b'm') => self.pending_hint |= self.printed_before_seq,
             // REP: only right after a printed character (xterm); vt100
-            // repeats the last one printed whatever came between.
-            (0, 0, b'b') if !self.printed_before_seq => cancel(run, i),
+            // repeats the last one printed whatever came between, only its
+            // base character, and past the fix-ups for insert mode, no
+            // auto-wrap and character sets. Here the cell before the
+            // cursor (the character with its combining marks, as xterm.js
+            // repeats it) is printed again `n` times, through the fix-ups.
+            (0, 0, b'b') => {
+                let n = usize::from(p.first_or(1));
+                cancel(run, i);
+                if !self.printed_before_seq {
+                    return;
+                }
+                let Some(text) = last_printed(run.parser.screen()) else {
+                    return;
+                };
+                let mut bytes = Vec::with_capacity(text.len() * n);
+                for _ in 0..n {
+                    bytes.extend_from_slice(text.as_bytes());
+                }
+                self.process(run.parser, &bytes);
+                // The sequence began outside this chunk, and a REP right
+                // after this one repeats nothing (xterm).
+                self.seq_start = None;
+                self.printed = false;
+            }
 
             // DECSTR, soft reset.
             (0, b'!', b'p') => {
-                // vt100 has no DECSTR: reset its margins and origin mode
-                // here, keeping the cursor where it is (as xterm does).
+                // vt100 has no DECSTR: reset its margins, origin mode,
+                // colours, cursor keys, keypad and cursor visibility here,
+                // and the saved cursor to home with default colours (DEC,
+                // xterm), keeping the cursor where it is.
                 run.flush_to(i + 1);
                 let (row, col) = run.parser.screen().cursor_position();
                 let col = col.min(self.cols.saturating_sub(1));
-                run.inject(format!("\x1b[?6l\x1b[r\x1b[{};{}H", row + 1, col + 1).as_bytes());
+                run.inject(
+                    format!(
+                        "\x1b[?6l\x1b[r\x1b[m\x1b[?1l\x1b>\x1b[?25h\x1b[H\x1b7\x1b[{};{}H",
+                        row + 1,
+                        col + 1
+                    )
+                    .as_bytes(),
+                );
                 let alt = usize::from(run.parser.screen().alternate_screen());
+                self.saved[alt] = SavedCharsets::default();
                 self.margins[alt] = None;
                 self.origin = false;
                 self.insert = false;
@@ -875,7 +957,21 @@ impl Compat {
         run.flush_to(i);
         let was_alt = run.parser.screen().alternate_screen();
         let (row, col) = run.parser.screen().cursor_position();
-        run.flush_to(i + 1);
+        if set && was_alt && values.contains(&1049) {
+            // Already on the alternate screen, vt100 would clear it again;
+            // xterm only saves the cursor.
+            cancel(run, i);
+            let mut seq = Vec::new();
+            for &mode in &values {
+                match mode {
+                    1049 => seq.extend_from_slice(b"\x1b7"),
+                    _ => seq.extend_from_slice(format!("\x1b[?{mode}h").as_bytes()),
+                }
+            }
+            run.inject(&seq);
+        } else {
+            run.flush_to(i + 1);
+        }
         for &mode in &values {
             match mode {
                 6 => self.origin = set,
@@ -884,13 +980,16 @@ impl Compat {
                 1048 => {
                     run.inject(if set { b"\x1b7" } else { b"\x1b8" });
                     if set {
-                        self.save_charsets();
+                        self.save_charsets(alt_of(run.parser));
                     } else {
-                        self.restore_charsets();
+                        self.restore_charsets(alt_of(run.parser));
                     }
                 }
-                1049 if set && !was_alt => self.save_charsets(),
-                1049 if !set && was_alt => self.restore_charsets(),
+                1049 if set && !was_alt => self.save_charsets(0),
+                // Already on the alternate screen: only the cursor is
+                // saved (see above).
+                1049 if set => self.save_charsets(1),
+                1049 if !set => self.restore_charsets(0),
                 _ => {}
             }
         }
@@ -967,18 +1066,20 @@ impl Compat {
         }
     }
 
-    fn save_charsets(&mut self) {
-        self.saved = SavedCharsets {
+    /// Saves what goes with the cursor on `screen` (0 main, 1 alternate).
+    fn save_charsets(&mut self, screen: usize) {
+        self.saved[screen] = SavedCharsets {
             sets: self.sets,
             shift: self.shift,
             origin: self.origin,
         };
     }
 
-    fn restore_charsets(&mut self) {
-        self.sets = self.saved.sets;
-        self.shift = self.saved.shift;
-        self.origin = self.saved.origin;
+    fn restore_charsets(&mut self, screen: usize) {
+        let saved = self.saved[screen];
+        self.sets = saved.sets;
+        self.shift = saved.shift;
+        self.origin = saved.origin;
     }
 
     fn tabs_mut(&mut self) -> &mut Vec<bool> {
@@ -1027,6 +1128,21 @@ const FFFD: &[u8] = "\u{fffd}".as_bytes();
 /// What a printed U+FFFD is fed to vt100 as (a private-use character of
 /// the same width), and turned back into in the text.
 pub(super) const FFFD_STAND_IN: &str = "\u{10fffd}";
+
+/// What a VS16 that vt100 would widen a cell for is fed to it as: U+E0001
+/// (LANGUAGE TAG, deprecated, zero width), turned back into U+FE0F in the
+/// text.
+pub(super) const VS16_STAND_IN: &str = "\u{e0001}";
+
+/// `text` read from vt100's cells with the stand-ins turned back into what
+/// the program printed (when `used`, i.e. a stand-in was ever fed).
+pub(super) fn restore_stand_ins(text: String, used: bool) -> String {
+    if !used || !text.contains(['\u{10fffd}', '\u{e0001}']) {
+        return text;
+    }
+    text.replace(FFFD_STAND_IN, "\u{fffd}")
+        .replace(VS16_STAND_IN, "\u{fe0f}")
+}
 
 /// Where the first character in `bytes` that [`Compat::special`] handles
 /// starts: a VS16, a U+FFFD or a C1 control in UTF-8.
@@ -1081,6 +1197,47 @@ fn cancel(run: &mut Run<'_, '_>, i: usize) {
     run.flush_to(i);
     run.inject(b"\x18");
     run.skip(i + 1);
+}
+
+/// The length in bytes of the character starting at `i` and its width as
+/// vt100 gives it (0, 1 or 2; 1 for what does not decode).
+fn char_at(bytes: &[u8], i: usize) -> (usize, u16) {
+    use unicode_width::UnicodeWidthChar;
+    let len = match bytes[i] {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xff => 4,
+        _ => 1,
+    };
+    let end = (i + len).min(bytes.len());
+    let width = std::str::from_utf8(&bytes[i..end])
+        .ok()
+        .and_then(|s| s.chars().next())
+        .map_or(1, |c| c.width().unwrap_or(1).min(2));
+    (end - i, width as u16)
+}
+
+/// What the cell the last character went to holds (the cell before the
+/// cursor, or the last column while a wrap is pending), with its combining
+/// marks; `None` when that cell is empty.
+fn last_printed(screen: &vt100::Screen) -> Option<String> {
+    let (_, cols) = screen.size();
+    let (row, col) = screen.cursor_position();
+    let mut col = col.min(cols.get()).checked_sub(1)?;
+    if col > 0
+        && screen
+            .cell(row, col)
+            .is_some_and(|c| c.is_wide_continuation())
+    {
+        col -= 1;
+    }
+    let cell = screen.cell(row, col)?;
+    cell.has_contents().then(|| cell.contents().to_owned())
+}
+
+/// 1 when the alternate screen is in use, 0 on the main one.
+fn alt_of(parser: &Parser) -> usize {
+    usize::from(parser.screen().alternate_screen())
 }
 
 /// The cursor column, on the screen (not one past the last column).
@@ -1334,10 +1491,69 @@ mod tests {
         // character one column wide, the selector in the same cell.
         let s = snap("\x1b[24;80H\u{2764}\u{fe0f}\x1b[23;80Hx".as_bytes());
         assert_eq!(s.lines[22], format!("{}x", " ".repeat(79)));
-        assert_eq!(s.lines[23], format!("{}\u{2764}", " ".repeat(79)));
-        let s = snap("a\u{2764}\u{fe0f}b \u{263a}\u{fe0f}c".as_bytes());
-        assert_eq!(s.lines[0], "a\u{2764}b \u{263a}c");
-        assert_eq!(cursor(&s), (0, 6));
+        assert_eq!(s.lines[23], format!("{}\u{2764}\u{fe0f}", " ".repeat(79)));
+        let s = snap("a\u{2764}\u{fe0f}b \u{263a}\u{fe0f}c #\u{fe0f}\u{20e3}".as_bytes());
+        assert_eq!(
+            s.lines[0],
+            "a\u{2764}\u{fe0f}b \u{263a}\u{fe0f}c #\u{fe0f}\u{20e3}"
+        );
+        assert_eq!(cursor(&s), (0, 8));
+        // The styled runs show the selector too.
+        let mut screen = feed("\u{263a}\u{fe0f}x".as_bytes());
+        assert_eq!(screen.styled_rows()[0][0].text, "\u{263a}\u{fe0f}x");
+    }
+
+    #[test]
+    fn vertical_moves_from_outside_the_margins_stop_at_the_margin_ahead() {
+        // Margins 8..21 (1-based); CNL from row 1 stops at row 21, CPL from
+        // row 24 at row 8, CUD/CUU likewise, keeping the column.
+        let s = snap(b"\x1b[8;21r\x1b[1;5H\x1b[73Ea\x1b[24;3H\x1b[30Fb\x1b[1;9H\x1b[25Bc");
+        assert_eq!(s.lines[20], "a       c");
+        assert_eq!(s.lines[7], "b");
+        let s = snap(b"\x1b[8;21r\x1b[24;12H\x1b[40Ad\x1b[2;2H\x1b[3Ae");
+        assert_eq!(s.lines[7], "           d");
+        assert_eq!(s.lines[0], " e");
+    }
+
+    #[test]
+    fn screens_keep_their_own_saved_cursor_and_charsets() {
+        // Line drawing saved on the main screen by 1049, ASCII saved on the
+        // alternate one: leaving restores the main screen's.
+        let s = snap(b"\x1b(0\x1b[3;3H\x1b[?1049h\x1b(B\x1b[5;5H\x1b7x\x1b[?1049lq\x1b8q");
+        // (ESC 8 then restores the main screen's cursor: the same cell.)
+        assert_eq!(s.lines[2], "  \u{2500}");
+        assert_eq!(cursor(&s), (2, 3));
+        // A second 1049h only saves the cursor: the alternate screen stays.
+        let s = snap(b"main\x1b[?1049halt\x1b[?1049h more");
+        assert_eq!(s.lines[0], "    alt more");
+        // DECSTR resets the saved cursor to home.
+        assert_eq!(snap(b"xy\x1b7\x1b[!p\x1b8z").lines[0], "zy");
+    }
+
+    #[test]
+    fn printing_with_insert_no_wrap_and_rep() {
+        // Insert mode with a wrap pending: wrap, then insert.
+        let s = snap(format!("\x1b[2;1H{}\x1b[1;79H\x1b[4habc", "q".repeat(10)).as_bytes());
+        assert_eq!(s.lines[0], format!("{}ab", " ".repeat(78)));
+        assert_eq!(s.lines[1], format!("c{}", "q".repeat(10)));
+        // No auto-wrap: a wide character that does not fit is dropped, a
+        // combining mark joins the last column's character.
+        let s = snap(
+            format!(
+                "\x1b[?7l{}\u{65e5}\r\n{}e\u{301}",
+                "x".repeat(79),
+                "y".repeat(79)
+            )
+            .as_bytes(),
+        );
+        assert_eq!(s.lines[0], "x".repeat(79));
+        assert_eq!(s.lines[1], format!("{}e\u{301}", "y".repeat(79)));
+        // REP repeats the cell (with its marks) through the fix-ups.
+        let s = snap("\x1b[?7lhel\x1b[90b\x1b[?7h\r\n\x1b(0q\x1b[3b\x1b(B\r\ne\u{301}\x1b[2b\r\nxyz\r\x1b[4ha\x1b[2b".as_bytes());
+        assert_eq!(s.lines[0], format!("he{}", "l".repeat(78)));
+        assert_eq!(s.lines[1], "\u{2500}".repeat(4));
+        assert_eq!(s.lines[2], "e\u{301}".repeat(3));
+        assert_eq!(s.lines[3], "aaaxyz");
     }
 
     /// The same output in any split gives the same screen.

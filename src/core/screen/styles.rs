@@ -15,7 +15,7 @@
 //! assert_eq!(rows[0][3].text, " sel ");
 //! ```
 
-use super::Screen;
+use super::{Screen, compat};
 
 /// A colour of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,6 +108,7 @@ impl Screen {
     pub fn styled_rows(&mut self) -> Vec<Vec<StyledRun>> {
         self.catch_up();
         let (rows, cols) = self.size();
+        let stand_ins = self.compat.stand_in_used;
         let screen = self.parser.screen();
         (0..rows)
             .map(|row| {
@@ -127,7 +128,7 @@ impl Screen {
                         col,
                         width,
                         text: if cell.has_contents() {
-                            cell.contents().to_owned()
+                            compat::restore_stand_ins(cell.contents().to_owned(), stand_ins)
                         } else {
                             " ".to_owned()
                         },
