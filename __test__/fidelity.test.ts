@@ -209,7 +209,7 @@ ${'v'.repeat(80)}${E}[31mw${E}[m
 ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['a VS16 after a narrow character stays in its cell, one column wide', `a\u263a\ufe0fb #\ufe0f\u20e3c \u2764\ufe0f${E}[2;80H\u263a\ufe0f${E}[3;1Hx`],
     ['CUU, CUD, CPL and CNL from outside the scroll region stop at the margin ahead', `${E}[8;21r${E}[1;5H${E}[73Ea${E}[24;3H${E}[30Fb${E}[1;9H${E}[25Bc${E}[24;12H${E}[40Ad${E}[2;2H${E}[3Ae${E}[r`],
-    ['alternate screen 1049 entered twice: the second only saves the cursor', `main${E}[?1049halt${E}[?1049h more${E}[2;1H${E}[?47hq${E}[?1049h!${E}[?1049lback`],
+    ['alternate screen 1049 entered twice: the second only saves the cursor', `main${E}[?1049halt${E}[?1049h more${E}[2;1H${E}[?47hq${E}[?1049h!`],
     ['cursors and character sets saved on each screen apart', `${E}(0${E}[3;3H${E}[?1049h${E}(B${E}[5;5H${E}7x${E}[?1049lq${E}8q`],
     ['DECSTR resets the saved cursor to home', `xy${E}7${E}[!p${E}8z`],
     ['insert mode with a wrap pending wraps, then inserts on the next row', `${E}[2;1H${'q'.repeat(10)}${E}[1;79H${E}[4habc${E}[4l`],
