@@ -239,39 +239,6 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
-  if (r.busy) {
-    const x = r.busy
-    const ours = byImpl(x.rows).ptypilot
-    out.push(`### 8. Busy sessions at once (${x.title}; median (min–max) of ${x.rounds} rounds)`)
-    out.push('')
-    out.push('All sessions of one implementation run at once. "Aggregate" is all output delivered over the wall time from the first spawn until the last session\'s output arrived (and, with a screen model, its screen was read); "slowest ÷ median" compares the sessions\' own rates (output over the time from their spawn to their last character) within a round; "lost" counts sessions that had not delivered everything when their exit was reported; CPU is the Node process\'s per MiB.')
-    out.push('')
-    out.push('| implementation | aggregate MiB/s | ptypilot ÷ this | slowest ÷ median | sessions that lost the tail | CPU ms per MiB | ptypilot ÷ this |')
-    out.push('| --- | --- | --- | --- | --- | --- | --- |')
-    for (const row of x.rows) {
-      const self = row.impl === 'ptypilot'
-      out.push(
-        `| ${LABEL[row.impl]} | ${spread(row.aggregate, f1)} | ${self ? '' : f2(ours.aggregate.median / row.aggregate.median)} | ` +
-          `${spread(row.slowestOverMedian, f2)} | ${row.lost}/${row.sessions} | ${spread(row.cpuMsPerMiB, f2)} | ${self ? '' : f2(ours.cpuMsPerMiB.median / row.cpuMsPerMiB.median)} |`,
-      )
-    }
-    out.push('')
-  }
-  if (r.idle) {
-    const x = r.idle
-    out.push(`### 9. ${x.n} idle \`bash\` sessions (\`bash --norc --noprofile\` at its prompt; median (min–max) of ${x.repeats} fresh processes)`)
-    out.push('')
-    out.push('RSS growth of the Node process per session, its OS threads (`Threads:` in /proc/self/status) before and with the sessions open, and the time from the first spawn until every prompt had arrived.')
-    out.push('')
-    out.push('| implementation | KB per session | OS threads before → with the sessions | time to start all (ms) |')
-    out.push('| --- | --- | --- | --- |')
-    for (const row of x.rows) {
-      out.push(
-        `| ${LABEL[row.impl]} | ${spread(row.perSessionKb, f0)} | ${f0(row.threadsBefore)} → ${f0(row.threadsAfter.median)} | ${spread(row.startMs, f0)} |`,
-      )
-    }
-    out.push('')
-  }
   if (r.screen) {
     out.push('### 6. Reading state (µs per call, median (min–max) of 7 rounds; lower is better)')
     out.push('')
@@ -322,6 +289,39 @@ function markdown(results, info, targets) {
     }
     const t = x.total
     out.push(`| all four | ${t.steps} | ${t.full} | ${t.lean} | ${pct(t.lean, t.full)} | ${pct(t.newRows, t.full)} | |`)
+    out.push('')
+  }
+  if (r.busy) {
+    const x = r.busy
+    const ours = byImpl(x.rows).ptypilot
+    out.push(`### 9. Busy sessions at once (${x.title}; median (min–max) of ${x.rounds} rounds)`)
+    out.push('')
+    out.push('All sessions of one implementation run at once. "Aggregate" is all output delivered over the wall time from the first spawn until the last session\'s output arrived (and, with a screen model, its screen was read); "slowest ÷ median" compares the sessions\' own rates (output over the time from their spawn to their last character) within a round; "lost" counts sessions that had not delivered everything when their exit was reported; CPU is the Node process\'s per MiB.')
+    out.push('')
+    out.push('| implementation | aggregate MiB/s | ptypilot ÷ this | slowest ÷ median | sessions that lost the tail | CPU ms per MiB | ptypilot ÷ this |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      const self = row.impl === 'ptypilot'
+      out.push(
+        `| ${LABEL[row.impl]} | ${spread(row.aggregate, f1)} | ${self ? '' : f2(ours.aggregate.median / row.aggregate.median)} | ` +
+          `${spread(row.slowestOverMedian, f2)} | ${row.lost}/${row.sessions} | ${spread(row.cpuMsPerMiB, f2)} | ${self ? '' : f2(ours.cpuMsPerMiB.median / row.cpuMsPerMiB.median)} |`,
+      )
+    }
+    out.push('')
+  }
+  if (r.idle) {
+    const x = r.idle
+    out.push(`### 10. ${x.n} idle \`bash\` sessions (\`bash --norc --noprofile\` at its prompt; median (min–max) of ${x.repeats} fresh processes)`)
+    out.push('')
+    out.push('RSS growth of the Node process per session, its OS threads (`Threads:` in /proc/self/status) before and with the sessions open, and the time from the first spawn until every prompt had arrived.')
+    out.push('')
+    out.push('| implementation | KB per session | OS threads before → with the sessions | time to start all (ms) |')
+    out.push('| --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      out.push(
+        `| ${LABEL[row.impl]} | ${spread(row.perSessionKb, f0)} | ${f0(row.threadsBefore)} → ${f0(row.threadsAfter.median)} | ${spread(row.startMs, f0)} |`,
+      )
+    }
     out.push('')
   }
   return out.join('\n')
