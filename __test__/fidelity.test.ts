@@ -215,6 +215,8 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['insert mode with a wrap pending wraps, then inserts on the next row', `${E}[2;1H${'q'.repeat(10)}${E}[1;79H${E}[4habc${E}[4l`],
     ['REP through insert mode, no auto-wrap, line drawing and combining marks', `${E}[?7lhel${E}[90b${E}[?7h\r\n${E}(0q${E}[3b${E}(B\r\ne\u0301${E}[2b\r\nxyz\r${E}[4ha${E}[2b${E}[4l`],
     ['auto-wrap off: a wide character at the last column is dropped, a combining mark joins the last one', `${E}[?7l${'x'.repeat(79)}日${E}[2;1H${'y'.repeat(79)}e\u0301${E}[?7h`],
+    ['insert mode makes room as wide as the character (a U+FFFD on a full row)', `${'x'.repeat(78)}yz\r${E}[4h\ufffd${E}[4l`],
+    ['VPA in origin mode counts from the top margin', `${E}[8;17r${E}[?6h${E}[5dx${E}[81dy${E}[?6l${E}[r`],
   ]
   it.each(cases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes)

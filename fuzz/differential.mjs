@@ -331,10 +331,15 @@ export const KNOWN = [
     id: 'origin-restore',
     kinds: ['DECOM', restore],
   })),
-  ...['CUU', 'CUD', 'CUF', 'CUB', 'CNL', 'CPL', 'CHA', 'HPA', 'HPR', 'VPR'].map((move) => ({
+  ...['CUU', 'CUD', 'CUF', 'CUB', 'CNL', 'CPL', 'CHA', 'HPA', 'HPR', 'VPR', 'C1-utf8'].map((move) => ({
     id: 'origin-moves',
     kinds: ['DECOM', 'DECSTBM', move],
   })),
+  ...['ALT47', 'ALT1047', 'ALT1049'].flatMap((alt) =>
+    ['TBC', 'HTS'].map((tabs) => ({ id: 'tabs-alt', kinds: [alt, tabs] })),
+  ),
+  ...['ALT47', 'ALT1047', 'ALT1049'].map((alt) => ({ id: 'origin-alt', kinds: ['DECOM', alt] })),
+  { id: 'lnm-ris', kinds: ['LNM', 'RIS'] },
   { id: 'decaln-margins', kinds: ['DECALN', 'DECSTBM'] },
   { id: 'ri-margins', kinds: ['DECSTBM', 'RI'] },
 ]

@@ -475,7 +475,7 @@ impl Compat {
             return;
         }
         let cols = self.cols;
-        let (mut row, mut col) = run.parser.screen().cursor_position();
+        let mut col = run.parser.screen().cursor_position().1;
         if !self.autowrap {
             if col >= cols {
                 // Without auto-wrap the last column is overwritten.
@@ -492,17 +492,11 @@ impl Compat {
             // A wrap is pending: xterm wraps, then inserts on the next row
             // (vt100 would wrap and overwrite). Its wrap is a CR LF.
             run.inject(b"\r\n");
-            (row, col) = run.parser.screen().cursor_position();
+            col = 0;
         }
         if self.insert && col < cols {
-            if b < 0x80 {
-                run.inject(b"\x1b[@");
-            } else {
-                // Make room for a wide character; `resolve_insert` gives back
-                // what a narrow one did not use.
-                run.inject(b"\x1b[2@");
-                self.insert_pending = Some((row, col));
-            }
+            // Room for the character, as wide as it is.
+            run.inject(&csi(width, b'@'));
         }
         if b < 0x80
             && let Some(mapped) = self.sets[self.shift].map(b)
@@ -837,6 +831,18 @@ impl Compat {
                 if (top..=bottom).contains(&row) {
                     run.inject(b"\r");
                 }
+            }
+            // VPA in origin mode: relative to the top margin, as every
+            // absolute move there (vt100 takes it as a screen row).
+            (0, 0, b'd') if self.origin => {
+                let n = p.first_or(1);
+                run.flush_to(i);
+                let (_, col) = run.parser.screen().cursor_position();
+                let col = col.min(self.cols - 1);
+                let (top, bottom) = self.region(run.parser);
+                let row = top.saturating_add(n - 1).min(bottom);
+                cancel(run, i);
+                run.inject(self.goto(row, col, top).as_bytes());
             }
             // HPR, VPR (vt100 has neither): relative moves that stop only
             // at the screen's edge (or the margins in origin mode).
