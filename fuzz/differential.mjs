@@ -340,6 +340,7 @@ export const KNOWN = [
   ),
   ...['ALT47', 'ALT1047', 'ALT1049'].map((alt) => ({ id: 'origin-alt', kinds: ['DECOM', alt] })),
   { id: 'lnm-ris', kinds: ['LNM', 'RIS'] },
+  { id: 'reverse-wrap', kinds: ['REVWRAP', 'BS'] },
   { id: 'decaln-margins', kinds: ['DECALN', 'DECSTBM'] },
   { id: 'ri-margins', kinds: ['DECSTBM', 'RI'] },
 ]
