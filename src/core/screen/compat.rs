@@ -196,9 +196,6 @@ pub(super) struct Compat {
     /// Tab stops, once the program changed them; `None` means every 8
     /// columns, which is what vt100 does by itself.
     tabs: Option<Vec<bool>>,
-    /// A non-ASCII character printed in insert mode, whose width is known
-    /// only after vt100 placed it: `(row, col)` before it.
-    insert_pending: Option<(u16, u16)>,
     cols: u16,
     /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), 1-based and
     /// valid (`top < bottom <= rows`); `None` when they span the screen. One
@@ -236,7 +233,6 @@ impl Compat {
             insert: false,
             autowrap: true,
             tabs: None,
-            insert_pending: None,
             cols,
             margins: [None; 2],
             newline: false,
@@ -261,11 +257,7 @@ impl Compat {
             None => true,
             Some((top, bottom)) => top <= 1 && bottom >= rows,
         };
-        self.state == State::Ground
-            && self.utf8_pending == 0
-            && self.insert_pending.is_none()
-            && !self.origin
-            && full_margins
+        self.state == State::Ground && self.utf8_pending == 0 && !self.origin && full_margins
     }
 
     /// True when printed characters wrap at the right margin as vt100 does
@@ -307,7 +299,7 @@ impl Compat {
             let b = bytes[i];
             match self.state {
                 State::Ground => {
-                    if !self.print_sensitive() && self.insert_pending.is_none() {
+                    if !self.print_sensitive() {
                         // Fast path: plain text up to the next control byte.
                         let n = bytes[i..]
                             .iter()
@@ -379,9 +371,6 @@ impl Compat {
             i += 1;
         }
         run.flush_to(bytes.len());
-        if self.state == State::Ground && self.utf8_pending == 0 {
-            self.resolve_insert(&mut run);
-        }
     }
 
     /// A control byte inside an escape sequence at `i`, as `vte` treats it:
@@ -405,11 +394,6 @@ impl Compat {
     }
 
     fn ground(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
-        if self.insert_pending.is_some() && !(0x80..=0xbf).contains(&b) {
-            // The character printed in insert mode is complete.
-            run.flush_to(i);
-            self.resolve_insert(run);
-        }
         match b {
             0x1b => self.enter_escape(i, self.printed),
             0x0e => {
@@ -423,7 +407,6 @@ impl Compat {
             0x08 | 0x0a..=0x0c => {
                 if self.printed || std::mem::take(&mut self.pending_hint) {
                     run.flush_to(i);
-                    self.resolve_insert(run);
                     clamp_pending_wrap(run.parser);
                 }
                 if self.newline && b != 0x08 {
@@ -435,7 +418,6 @@ impl Compat {
             0x09 => {
                 if self.tabs.is_some() {
                     run.flush_to(i);
-                    self.resolve_insert(run);
                     let (_, col) = run.parser.screen().cursor_position();
                     let target = self.next_stop(col, 1);
                     run.inject(&csi(target + 1, b'G'));
@@ -455,7 +437,7 @@ impl Compat {
                     0xf0..=0xff => 3,
                     _ => 0,
                 };
-                if self.print_sensitive() || self.insert_pending.is_some() {
+                if self.print_sensitive() {
                     self.print(run, i, b);
                 }
                 self.printed = true;
@@ -467,7 +449,6 @@ impl Compat {
     /// printing needs care.
     fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         run.flush_to(i);
-        self.resolve_insert(run);
         let (len, width) = char_at(run.bytes, i);
         if width == 0 {
             // A combining character joins the cell before: nothing to insert,
@@ -519,7 +500,7 @@ impl Compat {
         if bytes.starts_with(FFFD) {
             // vt100 drops U+FFFD (it stands for bytes vte could not decode,
             // which xterm drops too); one the program printed is shown.
-            if self.print_sensitive() || self.insert_pending.is_some() {
+            if self.print_sensitive() {
                 self.print(run, i, bytes[0]);
             }
             run.flush_to(i);
@@ -557,28 +538,10 @@ impl Compat {
     /// [`VS16_STAND_IN`] instead, which joins the cell without widening it.
     fn vs16(&mut self, run: &mut Run<'_, '_>, i: usize) {
         run.flush_to(i);
-        self.resolve_insert(run);
         if vs16_widens(run.parser.screen()) {
             run.inject(VS16_STAND_IN.as_bytes());
             run.skip(i + VS16.len());
             self.stand_in_used = true;
-        }
-    }
-
-    /// Removes the cell `print` made room for but a narrow (or zero-width)
-    /// character did not use.
-    fn resolve_insert(&mut self, run: &mut Run<'_, '_>) {
-        let Some((row, col)) = self.insert_pending.take() else {
-            return;
-        };
-        let (now_row, now_col) = run.parser.screen().cursor_position();
-        if now_row != row || now_col < col {
-            return;
-        }
-        match now_col - col {
-            0 => run.inject(b"\x1b[2P"),
-            1 => run.inject(b"\x1b[P"),
-            _ => {}
         }
     }
 
@@ -1047,7 +1010,6 @@ impl Compat {
             && start >= run.done
         {
             run.flush_to(start);
-            self.resolve_insert(run);
             clamp_pending_wrap(run.parser);
         }
     }
