@@ -1243,7 +1243,9 @@ export interface TerminalToolsOptions {
   spillDir?: string
   /**
    * Which programs pty_exec and pty_start may run: a function of the `command` as given, or a
-   * list of names (matching the command or its base name). A refused call is `ERR_INVALID_INPUT`
+   * list of commands, each matching a command exactly as given: a bare name (looked up on PATH)
+   * allows that name only, a path allows that path only (`python3` does not allow
+   * `/tmp/x/python3`). A refused call is `ERR_INVALID_INPUT`
    * (`denied: true`) and its reply says so. With `isolation: 'process'` a function stays in this
    * process and is checked before the call is forwarded; a list crosses to the host.
    * @default every program

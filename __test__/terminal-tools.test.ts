@@ -230,7 +230,11 @@ describe('limits, allow, events, unregister', () => {
 
   it('allow: a list of names or a function; a refused command is ERR_INVALID_INPUT with denied', async () => {
     const r = withTools({ allow: ['echo', '/bin/sh'] })
-    expect((await r.call('pty_exec', { command: '/bin/echo', args: ['ok'] })).output).toBe('ok\n')
+    expect((await r.call('pty_exec', { command: 'echo', args: ['ok'] })).output).toBe('ok\n')
+    expect((await r.call('pty_exec', { command: '/bin/sh', args: ['-c', 'echo sh'] })).output).toBe('sh\n')
+    // A listed name allows that name on PATH, not any file of that name; a listed path, only that path.
+    await expect(r.call('pty_exec', { command: '/bin/echo', args: ['no'] })).rejects.toMatchObject({ denied: true })
+    await expect(r.call('pty_exec', { command: 'sh', args: ['-c', 'true'] })).rejects.toMatchObject({ denied: true })
     await expect(r.call('pty_start', { command: 'python3' })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', denied: true })
     expect((await r.respond('pty_exec', { command: 'rm', args: ['-rf', 'x'] })).text).toBe(
       'Error: input.command "rm" is not allowed here (allowed: echo, /bin/sh).',

@@ -349,12 +349,16 @@ function toolSetFromData(data) {
   return terminalTools(data.options)
 }
 
-/** Whether the set's `allow` lets `command` run (its base name or the path as given). */
+/**
+ * Whether the set's `allow` lets `command` run. A list matches the command exactly as given:
+ * a bare name (looked up on PATH) or a path. Matching a path by its base name would let a
+ * model run any file of that name (`/tmp/x/python3` for `python3`).
+ */
 function allowed(set, command) {
   const { allow } = set.options
   if (allow === undefined) return true
   if (typeof allow === 'function') return allow(command) === true
-  return allow.includes(command) || allow.includes(path.basename(command))
+  return allow.includes(command)
 }
 
 function deniedError(set, command) {
