@@ -37,7 +37,7 @@ const OPTIONS = [
   { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
   { key: 'cwd', flag: 'cwd', env: 'PTYPILOT_MCP_CWD', kind: 'path', help: 'working directory of the tools (default: the directory the server starts in)' },
   { key: 'tools', flag: 'tools', env: 'PTYPILOT_MCP_TOOLS', kind: 'paths', help: 'a module exporting interactive tools (an InteractiveTool, an array, or a function returning them); repeatable' },
-  { key: 'allow', flag: 'allow', env: 'PTYPILOT_MCP_ALLOW', kind: 'list', help: 'the programs pty_exec and pty_start may run, by name (e.g. python3,npm,git); default: any' },
+  { key: 'allow', flag: 'allow', env: 'PTYPILOT_MCP_ALLOW', kind: 'list', help: 'the programs pty_exec and pty_start may run, each as given: a name on PATH or a path (e.g. python3,npm,git); default: any' },
   { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
