@@ -7,13 +7,12 @@
 // a Python REPL, follows a command that outlived its timeout, gets an output
 // spilled to a file, and stops a process tree with a setsid grandchild.
 import { describe, it, expect, afterEach, vi } from 'vitest'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Anthropic from '@anthropic-ai/sdk'
 import { Process, ToolRegistry, gitTool, terminalTools, type ModelReply, type ToolEvent } from '../index.js'
-import { alive } from './helpers'
+import { alive, repoWithTwoHunks } from './helpers'
 
 type MessageParam = Anthropic.Messages.MessageParam
 type ToolUseBlock = Anthropic.Messages.ToolUseBlock
@@ -103,22 +102,6 @@ function cursorIn(text: string): number {
   return Number(m[1])
 }
 
-function repoWithTwoHunks() {
-  const dir = mkdtempSync(join(tmpdir(), 'ptypilot-agent-'))
-  const env = { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: '1' }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env }).toString()
-  git('init', '-q')
-  git('config', 'user.name', 'Test')
-  git('config', 'user.email', 'test@example.com')
-  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  git('add', 'notes.txt')
-  git('commit', '-qm', 'first')
-  lines[1] = 'line 2, first change'
-  lines[27] = 'line 28, second change'
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  return { dir, git }
-}
 
 let registry: ToolRegistry | undefined
 afterEach(async () => {
@@ -128,7 +111,7 @@ afterEach(async () => {
 
 describe('an agent loop over respond() and the typed definitions', () => {
   it('drives git, a REPL, a long command, a spill and a process tree through a scripted model', async () => {
-    const { dir, git } = repoWithTwoHunks()
+    const { dir, git } = repoWithTwoHunks('ptypilot-agent-')
     const spillDir = mkdtempSync(join(tmpdir(), 'ptypilot-spill-'))
     const events: ToolEvent[] = []
     registry = new ToolRegistry({ cwd: dir, onEvent: (e) => events.push(e) })

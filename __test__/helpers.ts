@@ -1,6 +1,8 @@
-// Shared helpers for the Vitest suites: real-process checks, fd counting.
-import { readdirSync, readFileSync, existsSync, readlinkSync } from 'node:fs'
-import { spawnSync } from 'node:child_process'
+// Shared helpers for the Vitest suites: real-process checks, fd counting, a git repo to stage from.
+import { readdirSync, readFileSync, existsSync, readlinkSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /** Open file descriptors of this process. */
 export function fdCount(): number {
@@ -65,4 +67,38 @@ export function collector() {
     },
     text: () => chunks.join(''),
   }
+}
+
+/** Environment for git in a test repo at `home`: no user or system config, a fixed identity. */
+export function gitEnv(home: string): Record<string, string> {
+  return {
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+  }
+}
+
+/**
+ * A temp git repo with `notes.txt` committed ("first commit") and two separate changed
+ * hunks (lines 2 and 28). The repo's own config names the user too, since the programs a
+ * test starts inherit this process's environment, not gitEnv.
+ */
+export function repoWithTwoHunks(prefix = 'ptypilot-git-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env: { ...process.env, ...gitEnv(dir) } }).toString()
+  git('init', '-q')
+  git('config', 'user.name', 'Test')
+  git('config', 'user.email', 'test@example.com')
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
+  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
+  git('add', 'notes.txt')
+  git('commit', '-qm', 'first commit')
+  lines[1] = 'line 2, first change'
+  lines[27] = 'line 28, second change'
+  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
+  return { dir, git }
 }

@@ -5,7 +5,7 @@
 // command line and config file, and crash isolation (the host dies, the
 // server answers with an error result and goes on).
 import { describe, it, expect, afterEach, vi } from 'vitest'
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,34 +13,10 @@ import Ajv from 'ajv'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Process } from '../index.js'
-import { alive } from './helpers'
+import { alive, gitEnv, repoWithTwoHunks } from './helpers'
 
 const BIN = join(__dirname, '..', 'bin', 'ptypilot.js')
 
-const gitEnv = (home: string) => ({
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-})
-
-/** A temp repo with one committed file and two separate changed hunks. */
-function repoWithTwoHunks() {
-  const dir = mkdtempSync(join(tmpdir(), 'ptypilot-mcp-git-'))
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, env: { ...process.env, ...gitEnv(dir) } }).toString()
-  git('init', '-q')
-  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  git('add', 'notes.txt')
-  git('commit', '-qm', 'first commit')
-  lines[1] = 'line 2, first change'
-  lines[27] = 'line 28, second change'
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  return { dir, git }
-}
 
 /** A module exporting a user's interactive tool (a shell command line in a terminal). */
 function toolModule(): string {
@@ -193,7 +169,7 @@ describe('ptypilot mcp: tools over stdio', () => {
   })
 
   it('stages one hunk of two with the git tool', async () => {
-    const { dir, git } = repoWithTwoHunks()
+    const { dir, git } = repoWithTwoHunks('ptypilot-mcp-git-')
     const s = await serve(['--no-terminal', '--cwd', dir], gitEnv(dir))
     const spawned = await s.call('git', { action: 'spawn', command: 'stage' })
     expect(spawned.isError).toBe(false)
@@ -212,7 +188,7 @@ describe('ptypilot mcp: tools over stdio', () => {
   })
 
   it('answers bad calls with isError results and keeps serving', async () => {
-    const { dir } = repoWithTwoHunks()
+    const { dir } = repoWithTwoHunks('ptypilot-mcp-git-')
     const s = await serve(['--no-terminal', '--cwd', dir], gitEnv(dir))
     const bad = [
       await s.call('nope', { action: 'spawn', command: 'stage' }),
@@ -362,7 +338,7 @@ describe('ptypilot mcp: the command line and the config file', () => {
   })
 
   it('takes its tools, working directory and switches from a config file, paths relative to it', async () => {
-    const { dir, git } = repoWithTwoHunks()
+    const { dir, git } = repoWithTwoHunks('ptypilot-mcp-git-')
     const module = toolModule()
     writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ tools: [module], terminal: false, git: false, cwd: '.' }))
     git('add', 'mcp.json')

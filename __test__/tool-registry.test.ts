@@ -1,40 +1,9 @@
 // ToolRegistry against real programs: schemas, the git tool (stage, rebase,
 // log), a Python REPL tool, errors, exit states, events.
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Ajv from 'ajv'
 import { Process, ToolRegistry, gitTool, type InteractiveTool, type ToolEvent, type ToolState } from '../index.js'
-
-const gitEnv = (home: string) => ({
-  ...process.env,
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-})
-
-/** A temp repo with one committed file and two separate changed hunks. */
-function repoWithTwoHunks() {
-  const dir = mkdtempSync(join(tmpdir(), 'ptypilot-git-'))
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: gitEnv(dir) }).toString()
-  git('init', '-q')
-  // The registry's programs inherit this process's environment, not gitEnv.
-  git('config', 'user.name', 'Test')
-  git('config', 'user.email', 'test@example.com')
-  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  git('add', 'notes.txt')
-  git('commit', '-qm', 'first commit')
-  lines[1] = 'line 2, first change'
-  lines[27] = 'line 28, second change'
-  writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
-  return { dir, git }
-}
+import { repoWithTwoHunks } from './helpers'
 
 function stopped(state: ToolState) {
   expect(state.state).toBe('stopped')
