@@ -9,11 +9,22 @@
 // moods (on a shared VM a cross-CPU wake-up takes ~15 µs or ~100 µs, minute
 // by minute) hit every implementation alike. Each round uses fresh sessions.
 //
+// The order of each turn is shuffled (seeded), as in the spawn case: what one
+// library's key leaves behind (JS that runs after its callback, V8 compiling
+// or collecting on its background threads, which takes one of the two CPUs
+// for up to a few ms) delays the key after it, so each library must follow
+// each other one about equally often. A plain rotation does not give that:
+// with four libraries, each followed the same one in 3 turns of 4.
+//
+// A session is ready once cat echoed a first key (not timed): the shell's
+// `exec cat` of the session opened last is otherwise still running when the
+// first timed key goes, always to the same library.
+//
 //   node --expose-gc bench/cases/echo.js [--keys=2000] [--rounds=3]
 
 const { performance } = require('node:perf_hooks')
 const { ALL } = require('../lib/impls')
-const { quantile, summary, rotate, collect, emit, log, argv } = require('../lib/stats')
+const { quantile, summary, shuffled, collect, emit, log, argv } = require('../lib/stats')
 
 const opts = argv()
 const KEYS = Number(opts.keys || 2000)
@@ -34,6 +45,9 @@ async function open(impl) {
   })
   const until = (n) => new Promise((resolve) => (waiting = { until: n, resolve }))
   await until(1) // "R": raw mode is on
+  const ready = until(2)
+  s.write('.')
+  await ready // cat runs and echoes
   let i = 0
   return {
     /** One round trip, in µs. */
@@ -53,13 +67,13 @@ async function open(impl) {
   }
 }
 
-/** One round: `{ [impl]: { p50, p99 } }`. */
-async function runRound(keys) {
+/** One round: `{ [impl]: { p50, p99 } }`; `seed` picks the turns' orders. */
+async function runRound(keys, seed) {
   collect()
   const sessions = []
   for (const impl of IMPLS) sessions.push({ impl, s: await open(impl), samples: new Float64Array(keys) })
   for (let k = 0; k < keys; k++) {
-    for (const x of rotate(sessions, k)) x.samples[k] = await x.s.key()
+    for (const x of shuffled(sessions, seed + k)) x.samples[k] = await x.s.key()
   }
   const out = {}
   for (const x of sessions) {
@@ -76,10 +90,10 @@ async function runRound(keys) {
 }
 
 async function main() {
-  await runRound(200) // warm-up
+  await runRound(200, 0) // warm-up
   const per = new Map(IMPLS.map((i) => [i.name, { p50: [], p90: [], p99: [], p999: [] }]))
   for (let r = 0; r < ROUNDS; r++) {
-    const res = await runRound(KEYS)
+    const res = await runRound(KEYS, (r + 1) * KEYS)
     for (const impl of IMPLS) {
       for (const q of ['p50', 'p90', 'p99', 'p999']) per.get(impl.name)[q].push(res[impl.name][q])
     }
