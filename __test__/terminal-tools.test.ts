@@ -197,7 +197,7 @@ describe('pty_start, pty_read, pty_send', () => {
     }, { timeout: 10000 })
     // respond() sends the screen as a lean view: whole the first time, then what changed.
     const reply = await r.respond('pty_read', { id: s.id, screen: true })
-    expect(reply.text).toMatch(/^\[screen of pty1\]\n\[full view 80x24, cursor 23,\d+, alternate screen\]\nrow 24\n/)
+    expect(reply.text).toMatch(/^\[screen of pty1\]\n\[full view \d+, 80x24, cursor 23,\d+, alternate screen\]\nrow 24\n/)
     expect(reply.text).toMatch(/\n\[session pty1: running\] \[cursor: \d+\]$/)
     expect((await r.respond('pty_read', { id: s.id, screen: true })).text).toMatch(/^\[screen of pty1\]\n\[screen unchanged\]\n\[session pty1: running\]/)
     await r.call('pty_send', { id: s.id, input: 'q' })

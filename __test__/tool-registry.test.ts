@@ -336,7 +336,7 @@ describe('respond()', () => {
     registry = new ToolRegistry()
     registry.register(sh)
     const prompt = await registry.respond('sh', { action: 'spawn', command: 'run', args: ['printf "name? "; read n; echo "hi $n"; exit 3'] })
-    expect(prompt.text).toBe('[h1 running]\n[full view 80x24, cursor 0,6; rows 1-23 blank]\nname?')
+    expect(prompt.text).toBe('[h1 running]\n[full view 1, 80x24, cursor 0,6]\nname?')
     const failed = await registry.respond('sh', { action: 'apply', id: 'h1', input: 'bob<enter>' })
     expect(failed.isError).toBe(true)
     expect(failed.state).toMatchObject({ state: 'stopped', result: { ok: false } })

@@ -262,7 +262,7 @@ function markdown(results, info, targets) {
     out.push('The same tool in an in-process registry and in one with `isolation: \'process\'`, calls alternating between the two; "extra" is the isolated quantile minus the in-process one, per round. `fetch` reads a settled screen; `apply` types one key and waits for its echo.')
     out.push('')
     out.push('| call | in-process p50 | isolated p50 | extra p50 | in-process p99 | isolated p99 | extra p99 |')
-    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
     for (const row of x.rows) {
       out.push(
         `| ${row.op} | ${spread(row.here.p50, f0)} | ${spread(row.there.p50, f0)} | ${spread(row.extra.p50, f0)} | ${spread(row.here.p99, f0)} | ${spread(row.there.p99, f0)} | ${spread(row.extra.p99, f0)} |`,
@@ -276,19 +276,19 @@ function markdown(results, info, targets) {
     out.push('### 8. Lean screens: characters sent to the model over multi-step agent sessions (80×24; lower is better)')
     out.push('')
     out.push(
-      'Real programs driven step by step as an agent would (bench/lib/agent-sessions.js), the screen taken after each step. "Full" is the screen text a tool call returns (rows right-trimmed, trailing blank rows dropped); "lean" is what `ScreenViewTracker` sends for the same screens (the first one and any with a new size full, then partial views, `[screen unchanged]`); a screen after which the program exited counts as full on both sides. Every lean view was rebuilt with `rebuildScreen` and matched its screen. "New rows" is what any row-by-row scheme must send: the rows that were nowhere on the previous screen. Characters are code points.',
+      'Real programs driven step by step as an agent would (bench/lib/agent-sessions.js), the screen taken after each step. "Full" is the screen text a tool call returns (rows right-trimmed, trailing blank rows dropped); "lean" is what `ScreenViewTracker` sends for the same screens, as `respond()` does (the first one and any with a new size full, then partial views — scrolls, rows as on an earlier numbered view, rows with new text, edits in place — or `[screen unchanged]`); a screen after which the program exited is the final content, sent as a partial view of the last screen when that is shorter, else whole. Every lean view was rebuilt with `rebuildScreen` and matched its screen. "New rows" counts the rows that were nowhere on the previous screen, "unseen rows" those on no screen sent before (what no view of whole rows can leave out). Characters are code points.',
     )
     out.push('')
-    out.push('| session | screens | full | lean | lean ÷ full | new rows ÷ full | views: full / partial / unchanged / after exit |')
-    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    out.push('| session | screens | full | lean | lean ÷ full | new rows ÷ full | unseen rows ÷ full | views: full / partial / unchanged / after exit |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
     for (const row of x.rows) {
       const k = row.kinds
       out.push(
-        `| ${row.title} | ${row.steps} | ${row.full} | ${row.lean} | ${pct(row.lean, row.full)} | ${pct(row.newRows, row.full)} | ${k.full} / ${k.partial} / ${k.unchanged} / ${k.exited} |`,
+        `| ${row.title} | ${row.steps} | ${row.full} | ${row.lean} | ${pct(row.lean, row.full)} | ${pct(row.newRows, row.full)} | ${pct(row.unseenRows, row.full)} | ${k.full} / ${k.partial} / ${k.unchanged} / ${k.exited} |`,
       )
     }
     const t = x.total
-    out.push(`| all four | ${t.steps} | ${t.full} | ${t.lean} | ${pct(t.lean, t.full)} | ${pct(t.newRows, t.full)} | |`)
+    out.push(`| all four | ${t.steps} | ${t.full} | ${t.lean} | ${pct(t.lean, t.full)} | ${pct(t.newRows, t.full)} | ${pct(t.unseenRows, t.full)} | |`)
     out.push('')
   }
   if (r.busy) {
@@ -299,7 +299,7 @@ function markdown(results, info, targets) {
     out.push('All sessions of one implementation run at once. "Aggregate" is all output delivered over the wall time from the first spawn until the last session\'s output arrived (and, with a screen model, its screen was read); "slowest ÷ median" compares the sessions\' own rates (output over the time from their spawn to their last character) within a round; "lost" counts sessions that had not delivered everything when their exit was reported; CPU is the Node process\'s per MiB.')
     out.push('')
     out.push('| implementation | aggregate MiB/s | ptypilot ÷ this | slowest ÷ median | sessions that lost the tail | CPU ms per MiB | ptypilot ÷ this |')
-    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
     for (const row of x.rows) {
       const self = row.impl === 'ptypilot'
       out.push(

@@ -108,8 +108,10 @@ class Replies {
    * view of what changed since the content last sent for `handleId` (see
    * `screenView`), the full view when that is not longer, or with
    * `options.full`. The rows are the content's own, so the model's rebuilt
-   * screen is exactly what `call()` returned. A stopped state's content is
-   * sent whole, and the handle's last screen forgotten.
+   * screen is exactly what `call()` returned. A finished terminal command's
+   * final screen is sent the same way when it is a partial view of the last
+   * screen sent (see `#finalView`), else whole; then the handle's screens
+   * are forgotten.
    */
   renderContent(handleId, state, options) {
     const screen = options && options.screen
@@ -126,13 +128,38 @@ class Replies {
         return view.text
       }
     }
-    if (screen || state.state !== 'running') this.#views.forget(handleId)
+    if (state.state !== 'running') {
+      const final = this.#finalView(handleId, state)
+      this.#views.forget(handleId)
+      if (final !== null) return final
+    } else if (screen) {
+      this.#views.forget(handleId)
+    }
     let content
     if (state.state === 'running') content = state.content
     else content = state.result.ok ? state.result.content : null
     if (content === null || content === undefined) return '(no output yet)'
     const text = content.replace(/\n+$/, '')
     return text === '' ? '(empty)' : text
+  }
+
+  /**
+   * A finished terminal command's final screen as a view of the last screen
+   * sent for it — the same rows, size, cursor and alternate screen but for
+   * what the content changed (the program has exited: its cursor is not
+   * told) — when that is a partial view shorter than the content; null
+   * otherwise (the content is then sent whole: a program that left the
+   * alternate screen shows a new one).
+   */
+  #finalView(handleId, state) {
+    const last = this.#views.last(handleId)
+    const { result } = state
+    if (last === null || !result.ok || typeof result.content !== 'string') return null
+    const lines = result.content.split('\n')
+    if (lines.length > last.rows) return null
+    while (lines.length < last.rows) lines.push('')
+    const view = this.#views.view(handleId, { ...last, lines })
+    return view.kind === 'full' || view.text.length >= result.content.length ? null : view.text
   }
 
   /** Forgets the last screen sent for `id` (its next screen is sent whole). */
@@ -168,7 +195,6 @@ class Replies {
       const full = Boolean(options && options.full)
       return { text: `[${id} running]\n${this.renderContent(id, state, { screen, full })}`, isError: false, state }
     }
-    this.#views.forget(id)
     const { result } = state
     if (result.ok) {
       return {

@@ -126,7 +126,9 @@ function toolSpecs(limits) {
           type: 'boolean',
           description:
             'With screen: true, every row of the screen. Otherwise a screen that changed only in part since your last ' +
-            'screen read of this session may come as a partial view (its first line says so): only the changed rows, each after its row number.',
+            'screen read of this session may come as a partial view (its first line says so, and names the rows that scrolled, ' +
+            'moved or are as in an earlier numbered view): then only the rows with new text, each after its row number (12│text), ' +
+            "or a row's new words written over it from a character (23:62│40,5).",
         },
       },
       required: ['id'],

@@ -113,8 +113,10 @@ const INPUT_DESCRIPTION: &str = "Text to type into the program. Named keys go in
 const ID_DESCRIPTION: &str = "the handle id that spawn returned.";
 
 const FULL_DESCRIPTION: &str = "set to true to get the whole screen. A screen that changed only in part since the \
-     last result for the same id may come as a partial view (its first line says so): only the \
-     rows that changed, each after its row number; full: true sends every row.";
+     last result for the same id may come as a partial view (its first line says so, and names \
+     the rows that scrolled, moved or are as in an earlier numbered view): then only the rows \
+     with new text, each after its row number (12│text), or a row's new words written over it \
+     from a character (23:62│40,5); full: true sends every row.";
 
 impl ToolSpec {
     /// The canonical input schema: `{ "type": "object", "oneOf": [spawn,
