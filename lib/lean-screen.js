@@ -224,13 +224,12 @@ const EDITED_BLOCK = 2
  * prompt, a line being typed — not a new page, whose rows are sent whole
  * even where they look like the old ones).
  */
-function editsInPlace(sources, next) {
+function editsInPlace(sources, where, next) {
   const prev = sources[0]
   const kept = new Set(next.lines)
-  // New text: on none of the screens the view can name rows of.
-  const old = new Set(sources.flatMap((s) => s.lines))
   const R = next.rows
-  const fresh = next.lines.map((line, i) => line !== prev.lines[i] && !old.has(line))
+  // New text: on none of the screens the view can name rows of.
+  const fresh = next.lines.map((line, i) => line !== prev.lines[i] && line !== '' && !where.some((at) => at.has(line)))
   const out = new Array(R).fill(false)
   for (let i = 0; i < R; ) {
     let j = i
@@ -239,6 +238,63 @@ function editsInPlace(sources, next) {
     i = j === i ? i + 1 : j
   }
   return out
+}
+
+// Bounds that keep planning fast on big screens of repeated rows (box
+// borders, `~` lines): where a row's text is on an old screen many times,
+// the few places nearest to it; and the cheapest runs going on per row.
+const NEAREST = 3
+const KEEP_STATES = 48
+
+// A plan's state key: a row listed (or blank), or a run from row i+d of source src.
+const LISTED = -1
+const keyOf = (src, d) => src * 0x20000 + d + 0x10000
+
+const ROWS_OF = new WeakMap()
+
+/** A screen's text → the rows that show it (blank rows left out), kept per screen. */
+function rowsOf(screen) {
+  let at = ROWS_OF.get(screen)
+  if (at !== undefined) return at
+  at = new Map()
+  screen.lines.forEach((line, j) => {
+    if (line === '') return
+    const list = at.get(line)
+    if (list) list.push(j)
+    else at.set(line, [j])
+  })
+  ROWS_OF.set(screen, at)
+  return at
+}
+
+/** Up to NEAREST of the rows `at` (sorted) nearest to row `i`. */
+function nearest(at, i) {
+  if (at === undefined) return []
+  if (at.length <= NEAREST) return at
+  let lo = 0
+  let hi = at.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (at[mid] < i) lo = mid + 1
+    else hi = mid
+  }
+  // at[lo - 1] < i <= at[lo]: widen to the nearer side each time.
+  let a = lo - 1
+  let b = lo
+  const out = []
+  while (out.length < NEAREST) {
+    if (b < at.length && (a < 0 || at[b] - i <= i - at[a])) out.push(at[b++])
+    else out.push(at[a--])
+  }
+  return out
+}
+
+/** The cheapest KEEP_STATES states of a row (all of them when there are fewer). */
+function prune(states) {
+  if (states.size <= KEEP_STATES) return states
+  const kept = [...states].sort((a, b) => a[1].cost - b[1].cost).slice(0, KEEP_STATES)
+  if (!kept.some(([key]) => key === LISTED)) kept.push([LISTED, states.get(LISTED)])
+  return new Map(kept)
 }
 
 /**
@@ -250,20 +306,9 @@ function editsInPlace(sources, next) {
  * and shift in a run form one clause, so the plan is the cheapest path
  * through the rows, a clause costing once when its run starts.
  */
-function plan(sources, next, weight, listed) {
+function plan(ctx, weight, listed) {
+  const { sources, next, where, listing } = ctx
   const R = next.rows
-  const width = String(R - 1).length
-  const where = sources.map((src) => {
-    const at = new Map()
-    src.lines.forEach((line, j) => {
-      if (line === '') return
-      const list = at.get(line)
-      if (list) list.push(j)
-      else at.set(line, [j])
-    })
-    return at
-  })
-  const editable = editsInPlace(sources, next)
   // Per row: state key → { cost, back: the key of the previous row's state, src, d }.
   const trail = []
   let before = null
@@ -285,7 +330,7 @@ function plan(sources, next, weight, listed) {
       const had = now.get(key)
       if (had === undefined || cost < had.cost) now.set(key, { cost, back, src, d })
     }
-    offer('x', -1, 0, bestCost + (line === '' ? BLANK_COST : rowCost(sources[0].lines[i], line, width, editable[i]).cost), bestKey)
+    offer(LISTED, -1, 0, bestCost + (line === '' ? BLANK_COST : listing[i].cost), bestKey)
     // A run goes on where the same source and shift give this row too.
     if (before !== null) {
       for (const [key, st] of before) {
@@ -295,21 +340,21 @@ function plan(sources, next, weight, listed) {
       }
     }
     // Or a run starts here: the row as it was, or found on a screen sent before.
-    if (sources[0].lines[i] === line) offer('0:0', 0, 0, bestCost, bestKey)
+    if (sources[0].lines[i] === line) offer(keyOf(0, 0), 0, 0, bestCost, bestKey)
     if (line !== '') {
       for (let src = 0; src < sources.length; src++) {
-        for (const j of where[src].get(line) || []) {
+        for (const j of nearest(where[src].get(line), i)) {
           const d = j - i
           // Rows as on an earlier view join one list per view: a run of a
           // view already in a list (`listed`) costs only its range.
           const same = listed !== undefined && listed.has(src) ? LIST_COST : REF_COST
           const start = weight * (src === 0 ? (d === 0 ? 0 : MOVE_COST) : d === 0 ? same : REF_MOVE_COST)
-          offer(`${src}:${d}`, src, d, bestCost + start, bestKey)
+          offer(keyOf(src, d), src, d, bestCost + start, bestKey)
         }
       }
     }
     trail.push(now)
-    before = now
+    before = prune(now)
   }
   let key = null
   let best = Infinity
@@ -335,13 +380,26 @@ function plan(sources, next, weight, listed) {
  * cheapest.
  */
 function partialView(sources, numbers, next, number) {
+  const width = String(next.rows - 1).length
+  const where = sources.map(rowsOf)
+  const editable = editsInPlace(sources, where, next)
+  const ctx = {
+    sources,
+    numbers,
+    next,
+    number,
+    width,
+    where,
+    // Per row: what listing it costs, whole or as edits in place.
+    listing: next.lines.map((line, i) => rowCost(sources[0].lines[i], line, width, editable[i])),
+  }
   let best = null
   for (const weight of WEIGHTS) {
-    const steps = plan(sources, next, weight)
+    const steps = plan(ctx, weight)
     // Planned again knowing which earlier views the plan lists rows of.
     const listed = new Set(steps.filter((st) => typeof st === 'object' && st.src > 0 && st.d === 0).map((st) => st.src))
-    for (const candidate of listed.size > 0 ? [steps, plan(sources, next, weight, listed)] : [steps]) {
-      const text = renderPlan(sources, numbers, next, number, candidate)
+    for (const candidate of listed.size > 0 ? [steps, plan(ctx, weight, listed)] : [steps]) {
+      const text = renderPlan(ctx, candidate)
       if (best === null || text.length < best.length) best = text
     }
   }
@@ -349,13 +407,12 @@ function partialView(sources, numbers, next, number) {
 }
 
 /** A plan (see `plan`) as the text of a partial view. */
-function renderPlan(sources, numbers, next, number, steps) {
+function renderPlan(ctx, steps) {
+  const { sources, numbers, next, number, width, listing } = ctx
   const prev = sources[0]
   const R = next.rows
-  const width = String(R - 1).length
   // A listed row is written whole, or as overwrites of the row it replaces.
-  const editable = editsInPlace(sources, next)
-  const spans = steps.map((st, i) => (st === 'text' ? rowCost(prev.lines[i], next.lines[i], width, editable[i]).spans : null))
+  const spans = steps.map((st, i) => (st === 'text' ? listing[i].spans : null))
   // Rows a scroll leaves must be given whole (listed or blank).
   const fresh = (a, b) => steps.slice(a, b).every((st, k) => typeof st !== 'object' && spans[a + k] === null)
   const clauses = []
