@@ -128,11 +128,11 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
   it('the tarballs hold what users need and nothing else', () => {
     for (const p of [packs.root, packs.platform]) console.log(describePack(p))
     for (const file of packs.root.files) {
-      expect(file).toMatch(/^(README\.md|package\.json|index\.(js|mjs|d\.ts|d\.mts)|bin\/ptypilot\.js|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
+      expect(file).toMatch(/^(README\.md|LICENSE|package\.json|index\.(js|mjs|d\.ts|d\.mts)|bin\/ptypilot\.js|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
       expect(file).not.toMatch(/(^|\/)(__test__|fixtures|test|tests)\/|\.test\.|\.node$/)
     }
-    expect(packs.root.files).toEqual(expect.arrayContaining(['index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js']))
-    expect(packs.platform.files.sort()).toEqual(['README.md', 'package.json', `ptypilot.${key}.node`])
+    expect(packs.root.files).toEqual(expect.arrayContaining(['LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js']))
+    expect(packs.platform.files.sort()).toEqual(['LICENSE', 'README.md', 'package.json', `ptypilot.${key}.node`])
   })
 
   it.skipIf(!key.startsWith('linux-'))('the binary needs glibc 2.28 or older', () => {

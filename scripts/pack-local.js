@@ -103,6 +103,7 @@ function packLocal({ out = path.join(ROOT, 'dist'), build = true } = {}) {
   try {
     fs.cpSync(template, stage, { recursive: true })
     fs.copyFileSync(binary, path.join(stage, path.basename(binary)))
+    fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stage, 'LICENSE'))
     const platformPack = npmPack(stage, out)
     const rootPack = npmPack(ROOT, out)
     return { root: rootPack, platform: platformPack, key, glibc: process.platform === 'linux' ? maxGlibc(binary) : null }
