@@ -47,15 +47,24 @@ describe('version sync', () => {
     const root = mkdtempSync(join(tmpdir(), 'ptypilot-version-'))
     try {
       cpSync(join(repo, 'npm'), join(root, 'npm'), { recursive: true })
+      for (const file of ['Cargo.toml', 'Cargo.lock']) cpSync(join(repo, file), join(root, file))
       writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version: '9.8.7' }))
       const changes = sync(root, false)
       expect(changes).toContain(`npm/${key}/package.json: version ${pkg.version} -> 9.8.7`)
+      expect(changes).toContain(`Cargo.toml: version ${pkg.version} -> 9.8.7`)
+      expect(changes).toContain(`Cargo.lock: version ${pkg.version} -> 9.8.7`)
       expect(changes.some((c: string) => c.startsWith('package.json: optionalDependencies'))).toBe(true)
       expect(sync(root, true)).toEqual(changes)
       expect(sync(root, false)).toEqual([])
       const fixed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
       expect(fixed.optionalDependencies[`ptypilot-${key}`]).toBe('9.8.7')
       expect(JSON.parse(readFileSync(join(root, 'npm', key, 'package.json'), 'utf8')).version).toBe('9.8.7')
+      // Only the crate's own version changed: a dependency's stays.
+      const toml = readFileSync(join(root, 'Cargo.toml'), 'utf8')
+      expect(toml.replace('version = "9.8.7"', `version = "${pkg.version}"`)).toBe(readFileSync(join(repo, 'Cargo.toml'), 'utf8'))
+      const lock = readFileSync(join(root, 'Cargo.lock'), 'utf8')
+      expect(lock).toContain('name = "ptypilot"\nversion = "9.8.7"')
+      expect(lock.replace('name = "ptypilot"\nversion = "9.8.7"', `name = "ptypilot"\nversion = "${pkg.version}"`)).toBe(readFileSync(join(repo, 'Cargo.lock'), 'utf8'))
     } finally {
       rmSync(root, { recursive: true, force: true })
     }

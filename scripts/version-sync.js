@@ -4,8 +4,9 @@
 // version source. This script writes it into every platform package
 // (npm/*/package.json) and into the root's `optionalDependencies` (one entry
 // per platform package, at exactly that version), and mirrors both into the
-// root entry of package-lock.json. `npm version <new>` runs it (the
-// `version` script), so a release bumps everything together.
+// root entry of package-lock.json, and into the crate's version in Cargo.toml
+// and Cargo.lock. `npm version <new>` runs it (the `version` script), so a
+// release bumps everything together.
 //
 // Usage: node scripts/version-sync.js [--check] [--root DIR]
 //   --check   change nothing; list what is out of step and exit 1 if anything is
@@ -91,8 +92,28 @@ function sync(root, write) {
       if (write) writeJson(lockFile, lock)
     }
   }
+  for (const [name, pattern] of CARGO_FILES) {
+    const file = path.join(root, name)
+    if (!fs.existsSync(file)) continue
+    const text = fs.readFileSync(file, 'utf8')
+    const m = pattern.exec(text)
+    if (!m) {
+      changes.push(`${name}: no version of the ptypilot crate found`)
+      continue
+    }
+    if (m[2] !== version) {
+      changes.push(`${name}: version ${m[2]} -> ${version}`)
+      if (write) fs.writeFileSync(file, text.slice(0, m.index) + m[1] + version + text.slice(m.index + m[0].length - 1))
+    }
+  }
   return changes
 }
+
+/** Where the crate's version is: `[package]`'s in Cargo.toml, the ptypilot entry's in Cargo.lock. */
+const CARGO_FILES = [
+  ['Cargo.toml', /^(\[package\][^[]*?\nversion = ")([^"\n]*)"/m],
+  ['Cargo.lock', /^(name = "ptypilot"\nversion = ")([^"\n]*)"/m],
+]
 
 function main() {
   const args = process.argv.slice(2)
