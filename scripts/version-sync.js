@@ -109,7 +109,10 @@ function sync(root, write) {
   return changes
 }
 
-/** Where the crate's version is: `[package]`'s in Cargo.toml, the ptypilot entry's in Cargo.lock. */
+/**
+ * Where the crate's version is: `[package]`'s in Cargo.toml, the ptypilot entry's in Cargo.lock.
+ * @type {[string, RegExp][]}
+ */
 const CARGO_FILES = [
   ['Cargo.toml', /^(\[package\][^[]*?\nversion = ")([^"\n]*)"/m],
   ['Cargo.lock', /^(name = "ptypilot"\nversion = ")([^"\n]*)"/m],
