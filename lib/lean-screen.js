@@ -110,7 +110,10 @@ function parseRowList(text, rows, view) {
 
 /** `5` or `3-9`. */
 const span = (a, b) => (a === b ? `${a}` : `${a}-${b}`)
-const rowsWord = (a, b) => (a === b ? 'row' : 'rows')
+/** `rows 3-9 were 4-10` (`of view 2` appended when from an earlier view): new rows a..b are old rows a+d..b+d. */
+const moveClause = (a, b, d, from) => `${a === b ? 'row' : 'rows'} ${span(a, b)} ${a === b ? 'was' : 'were'} ${span(a + d, b + d)}${from}`
+/** `rows 3,5-7 blank`: a sorted list of rows and what they are. */
+const listClause = (rows, what) => `${rows.length === 1 ? 'row' : 'rows'} ${rowList(rows)} ${what}`
 
 /**
  * The header: kind, view number (a tracker's), size (full views only: a
@@ -436,7 +439,7 @@ function renderPlan(ctx, steps) {
       for (let r = i; r <= j; r++) list.push(r)
       same.set(st.src, list)
     } else if (st.src > 0) {
-      clauses.push(`${rowsWord(i, j)} ${span(i, j)} ${i === j ? 'was' : 'were'} ${span(i + d, j + d)} of view ${numbers[st.src]}`)
+      clauses.push(moveClause(i, j, d, ` of view ${numbers[st.src]}`))
     } else if (d > 0 && j + d < R && fresh(j + 1, j + d + 1)) {
       // Rows i..j came up by d and the d rows below them are new: the
       // region i..j+d scrolled, as a pager or a shell with a fixed line does.
@@ -444,12 +447,12 @@ function renderPlan(ctx, steps) {
     } else if (d < 0 && i + d >= 0 && fresh(i + d, i)) {
       clauses.push(i + d === 0 && j === R - 1 ? `scrolled down ${-d}` : `rows ${i + d}-${j} scrolled down ${-d}`)
     } else {
-      clauses.push(`${rowsWord(i, j)} ${span(i, j)} ${i === j ? 'was' : 'were'} ${span(i + d, j + d)}`)
+      clauses.push(moveClause(i, j, d, ''))
     }
     i = j + 1
   }
-  for (const [src, list] of same) clauses.push(`${list.length === 1 ? 'row' : 'rows'} ${rowList(list)} as in view ${numbers[src]}`)
-  if (blank.length > 0) clauses.push(`${blank.length === 1 ? 'row' : 'rows'} ${rowList(blank)} blank`)
+  for (const [src, list] of same) clauses.push(listClause(list, `as in view ${numbers[src]}`))
+  if (blank.length > 0) clauses.push(listClause(blank, 'blank'))
   if (clauses.length === 0 && listed.length === 0) clauses.push('no row changed')
   const out = [header(next, 'partial', number, clauses, prev)]
   for (const row of listed) {
