@@ -512,6 +512,49 @@ fn raw_output_is_the_exact_bytes() {
     assert_eq!(text, "a\u{fffd}b\u{e9}c\u{fffd}");
 }
 
+/// With no quiet period at all, the drain's clock has run out whenever the
+/// session thread looks at it, as after a stall of that thread on a busy
+/// machine: what the program wrote before it exited must still all arrive,
+/// before its exit.
+#[test]
+fn output_written_before_the_exit_arrives_even_when_the_drain_clock_ran_out() {
+    // Small enough for the pty to hold while nothing reads it, so `cat`
+    // exits with all of it unread.
+    let lines: String = (1..=2000).map(|i| format!("{i}\n")).collect();
+    let file = std::env::temp_dir().join(format!("ptypilot-drain-{}.txt", std::process::id()));
+    std::fs::write(&file, &lines).unwrap();
+    let expected = lines.replace('\n', "\r\n");
+    for round in 0..6 {
+        // The second kind keeps the terminal open after the exit (a
+        // background job), so the drain cannot end at the terminal's end.
+        let script = if round % 2 == 0 {
+            format!("cat {}", file.display())
+        } else {
+            format!("cat {}; sleep 1 &", file.display())
+        };
+        let (s, c) = run(SpawnOptions {
+            drain_idle: Duration::ZERO,
+            ..opts("sh", &["-c", &script])
+        });
+        // Nothing is read while paused: the output waits in the pty, and the
+        // program exits (and is reaped) with all of it there.
+        s.pause();
+        let proc_dir = format!("/proc/{}", s.pid());
+        wait_until(|| !std::path::Path::new(&proc_dir).exists());
+        s.resume();
+        block_on(s.wait_exit());
+        let (data, exit) = wait_delivered(&c);
+        assert_eq!(exit.exit_code, Some(0));
+        assert!(
+            data == expected,
+            "round {round} ({script}): got {} bytes, expected {}",
+            data.len(),
+            expected.len()
+        );
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn a_pause_holds_output_and_exit_and_the_drain_loses_nothing_after_it() {
     let (s, c) = run(opts("sh", &["-c", "sleep 0.2; echo done"]));

@@ -19,7 +19,8 @@ use super::state::{Command, Inner, Shared};
 use super::sys::{ExitWatch, write_some};
 use super::terminate::Termination;
 use super::{
-    DEFAULT_GRACE, DRAIN_IDLE, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, READ_BATCH, TREE_POLL,
+    DEFAULT_GRACE, DRAIN_LAST_BATCHES, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, READ_BATCH,
+    TREE_POLL,
 };
 
 /// Panics in a row after which the session thread gives up (see [`Loop::run`]).
@@ -53,6 +54,9 @@ pub(super) struct Loop {
     pub(super) exited_at: Option<Instant>,
     /// The loop saw reading held during the drain and has not seen it end.
     pub(super) drain_held: bool,
+    /// The quiet period that ends a drain the terminal's end does not end
+    /// ([`SpawnOptions::drain_idle`](super::SpawnOptions::drain_idle)).
+    pub(super) drain_idle: Duration,
     pub(super) termination: Option<Termination>,
     /// The listener's hold on the terminal last seen, and when: it is taken
     /// back if still the same `LISTENER_HOLD` later.
@@ -179,7 +183,37 @@ impl Loop {
         }
         let exited_at = self.exited_at.unwrap_or(now);
         let idle_since = self.shared.last_read().max(exited_at);
-        now >= idle_since + DRAIN_IDLE || now >= exited_at + DRAIN_MAX
+        let over_max = now >= exited_at + DRAIN_MAX;
+        if now < idle_since + self.drain_idle && !over_max {
+            return false;
+        }
+        // The clocks ran out, but they run whether or not this thread does:
+        // after a stall (a busy machine, a slow listener) what the program
+        // wrote before it exited may still be in the pty, unread. So the
+        // drain ends only when one more read finds nothing — or, at the
+        // latest, once that read took what the pty holds (bounded: a
+        // background process may write without end).
+        let got = self.read_pending(if over_max { DRAIN_LAST_BATCHES } else { 1 });
+        self.eof() || over_max || !got
+    }
+
+    /// Reads what the outputs hold right now, up to `batches` batches each;
+    /// true if anything came (or an output reached its end).
+    fn read_pending(&mut self, batches: usize) -> bool {
+        let mut got = false;
+        for i in 0..self.outputs.len() {
+            for _ in 0..batches {
+                if self.outputs[i].eof {
+                    break;
+                }
+                let n = self.read_batch(i);
+                got |= n > 0 || self.outputs[i].eof;
+                if n < READ_BATCH {
+                    break;
+                }
+            }
+        }
+        got
     }
 
     /// True once every output reached end-of-file.
@@ -344,7 +378,7 @@ impl Loop {
             && !self.eof()
             && !held
         {
-            consider(self.shared.last_read().max(exited_at) + DRAIN_IDLE);
+            consider(self.shared.last_read().max(exited_at) + self.drain_idle);
             consider(exited_at + DRAIN_MAX);
         }
         if let Some(t) = &self.termination {
@@ -362,11 +396,12 @@ impl Loop {
     }
 
     /// Reads output `i` until it has nothing more right now (or a batch is
-    /// full), then processes the batch.
-    pub(super) fn read_batch(&mut self, i: usize) {
+    /// full), then processes the batch; returns the bytes read.
+    pub(super) fn read_batch(&mut self, i: usize) -> usize {
         let output = &mut self.outputs[i];
         let mut reader = self.shared.lock_reader();
         let end = read_into(output.fd, &mut reader.batch, false);
+        let n = reader.batch.len();
         let wake = match end {
             // A full batch: the pty had more, a flood is being read.
             ReadEnd::Again if reader.batch.len() >= READ_BATCH => Wake::Flood,
@@ -382,6 +417,7 @@ impl Loop {
             // Woken now (or nothing waits): nothing is owed any more.
             self.wake_owed = false;
         }
+        n
     }
 
     pub(super) fn flush_queue(&mut self) {

@@ -16,7 +16,9 @@
 //!   end-of-file, which the kernel does only after all buffered output was
 //!   read. If a background process keeps the terminal open, the drain ends
 //!   after [`DRAIN_IDLE`] without output or at most [`DRAIN_MAX`] after the
-//!   exit;
+//!   exit — and only after one more read found the terminal empty (or, at
+//!   [`DRAIN_MAX`], took what it held), since those clocks also run while
+//!   the session thread is not scheduled;
 //! - runs timeouts and terminations (TERM to the process group and every
 //!   descendant, grace, then KILL).
 //!
@@ -79,6 +81,9 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
 pub const DRAIN_IDLE: Duration = Duration::from_millis(100);
 /// After the program exited, the drain ends at the latest after this long.
 pub const DRAIN_MAX: Duration = Duration::from_millis(2000);
+/// Batches read at most when the drain ends at [`DRAIN_MAX`] (what the pty
+/// still holds then: the program's last writes, a pty buffer or two).
+const DRAIN_LAST_BATCHES: usize = 16;
 /// Undelivered output (bytes of text plus raw bytes) beyond which the loop
 /// stops reading the pty.
 pub const OUTBOX_HIGH_WATER: usize = 4 << 20;
@@ -145,6 +150,12 @@ pub struct SpawnOptions {
     pub pipes: Option<PipeOptions>,
     /// Record the session to this asciicast v2 file (see `record`).
     pub record: Option<PathBuf>,
+    /// After the exit, while something else keeps the terminal open, the
+    /// drain ends once no output came for this long ([`DRAIN_IDLE`]). Not a
+    /// JS option: tests shorten it to show that what the program wrote before
+    /// it exited is read however short it is (or however long the session
+    /// thread did not run).
+    pub drain_idle: Duration,
 }
 
 /// How a program runs without a terminal.
@@ -181,6 +192,7 @@ impl Default for SpawnOptions {
             answer_queries: true,
             pipes: None,
             record: None,
+            drain_idle: DRAIN_IDLE,
         }
     }
 }

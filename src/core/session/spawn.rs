@@ -133,6 +133,7 @@ impl Session {
             status: None,
             exited_at: None,
             drain_held: false,
+            drain_idle: opts.drain_idle,
             termination: None,
             hold_seen: None,
             wake_owed: false,
