@@ -16,7 +16,7 @@ const { spawnSync, execSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { argv } = require('./lib/stats')
+const { argv, summary: summaryOf } = require('./lib/stats')
 
 const opts = argv()
 const ROOT = path.join(__dirname, '..')
@@ -154,14 +154,23 @@ function markdown(results, info, targets) {
   for (const t of targets) out.push(`| ${t.what} | ${t.measured} | ${t.ratio} | ${mark(t.ok)} |`)
   out.push('')
 
+  /** ptypilot's rate over `row`'s, round by round: median (min–max), or – for results without rounds. */
+  const sameRound = (ours, row) => {
+    const a = ours.mbpsPerRound
+    const b = row.mbpsPerRound
+    if (!a || !b || a.length !== b.length) return '–'
+    return spread(summaryOf(a.map((x, i) => x / b[i])), f2)
+  }
   if (r.throughput) {
     out.push(`### 1. Output throughput to JS (MiB/s, median (min–max) of ${r.throughput.rounds} runs; higher is better)`)
     out.push('')
     out.push('Timed from spawn until the last character reached the callback and, with a screen model, the screen text was read after parsing finished. A run that lost output counts in "lost runs" and its rate is computed over what arrived. The bare read loop is no library: it reads the pty into nothing, outside Node, and shows what the pty itself delivers here (its "chunks" are reads). "CPU per MiB" is the CPU time (user + system) of the whole Node process over the same span — every thread, so ptypilot\'s session thread too — per MiB delivered (lower is better); for the bare read loop, that of the Python process.')
     out.push('')
     const workloads = [...new Set(r.throughput.rows.map((x) => x.workload))]
-    out.push('| workload | implementation | MiB/s | ptypilot ÷ this | CPU ms per MiB | ptypilot ÷ this | lost runs | chunks per run |')
-    out.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
+    out.push('"Same round" is the ratio of ptypilot\'s run to this implementation\'s in the same round (the runs of a round are back to back), median (min–max) over the rounds: informative, as the machine\'s pace drifts between rounds; the targets use the ratio of the medians.')
+    out.push('')
+    out.push('| workload | implementation | MiB/s | ptypilot ÷ this | same round | CPU ms per MiB | ptypilot ÷ this | lost runs | chunks per run |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
     for (const w of workloads) {
       const rows = r.throughput.rows.filter((x) => x.workload === w)
       const ours = rows.find((x) => x.impl === 'ptypilot')
@@ -169,7 +178,7 @@ function markdown(results, info, targets) {
         const self = row.impl.startsWith('ptypilot')
         const cpu = row.cpuMsPerMiB
         out.push(
-          `| ${row.title} | ${LABEL[row.impl]} | ${spread(row.mbps, f1)} | ${self ? '' : f2(ours.mbps.median / row.mbps.median)} | ` +
+          `| ${row.title} | ${LABEL[row.impl]} | ${spread(row.mbps, f1)} | ${self ? '' : f2(ours.mbps.median / row.mbps.median)} | ${self ? '' : sameRound(ours, row)} | ` +
             `${cpu ? spread(cpu, f2) : '–'} | ${self || !cpu ? '' : f2(ours.cpuMsPerMiB.median / cpu.median)} | ${row.lost}/${row.runs} | ${f0(row.chunksPerRun)} |`,
         )
       }

@@ -143,6 +143,8 @@ async function main() {
         expected: w.expected,
         impl: impl.name,
         mbps: summary(s.mbps),
+        // Round by round, for ratios of runs taken side by side.
+        mbpsPerRound: s.mbps,
         cpuMsPerMiB: summary(s.cpu),
         runs: s.runs,
         lost: s.lost,
