@@ -130,6 +130,10 @@ class PtySession {
   #runListener = undefined
   /** Listeners added with `onData()`: `{ fn, raw, active }`, in the order added. */
   #listeners = []
+  /** The version and numbers of the screen in `#shown` (see #screenNow()), made at the first screen(). */
+  #frame = undefined
+  /** The last screen the native side sent: `{ text, title, lines }`. */
+  #shown = undefined
 
   constructor() {
     if (arguments.length > 0) {
@@ -269,10 +273,36 @@ class PtySession {
   }
 
   screen(options) {
-    if (!screenAttributes(options)) return withLines(this.#native.screen())
+    if (!screenAttributes(options)) return this.#screenNow()
     const { screen, attributes } = this.#native.screenStyled()
     screen.attributes = attributes
     return withLines(screen)
+  }
+
+  /**
+   * The screen now, as `screen()` returns it. The native side sends a screen
+   * only when it may have changed since the one it sent last (output, a
+   * resize: see NativeSession::screen_frame); otherwise the strings kept
+   * from that one are used again. Every call returns new objects: a caller
+   * may change what it got.
+   */
+  #screenNow() {
+    // Slots: generation, seq, cursor row, cursor col, cursor visible, cols, rows, alternate screen.
+    if (this.#frame === undefined) this.#frame = new Float64Array(8).fill(-1)
+    const f = this.#frame
+    const fresh = this.#native.screenFrame(f)
+    if (fresh != null) this.#shown = { text: fresh[0], title: fresh[1], lines: linesOf(fresh[0], f[6]) }
+    const { text, title, lines } = this.#shown
+    return {
+      text,
+      cursor: { row: f[2], col: f[3], visible: f[4] === 1 },
+      cols: f[5],
+      rows: f[6],
+      altScreen: f[7] === 1,
+      title,
+      seq: f[1],
+      lines: lines.slice(),
+    }
   }
 
   read(options) {
@@ -310,7 +340,7 @@ class PtySession {
     checkMillis(timeoutMs, 'options.timeoutMs')
     const [token, detach] = cancelTokenFor(signal, 'options')
     try {
-      if (signal && signal.aborted) throw aborted('waitForSettle()', withLines(this.#native.screen()))
+      if (signal && signal.aborted) throw aborted('waitForSettle()', this.#screenNow())
       const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs, token)
       if (signal && signal.aborted) throw aborted('waitForSettle()', withLines(screen))
       return { ...withLines(screen), settled }
@@ -357,7 +387,7 @@ class PtySession {
       // Read `running` before looking: if it was already false, what we look
       // at includes every byte of output.
       const ended = !this.#native.running
-      const screen = this.#native.screen()
+      const screen = this.#screenNow()
       let match = null
       if (from !== undefined && from > screen.seq) {
         throw invalidArg(`options.since must be a position this session reached (at most ${screen.seq}), got ${from}`)
@@ -372,9 +402,9 @@ class PtySession {
         cursor = chunk.cursor
         match = test(output)
       }
-      if (match !== null) return { match, screen: withLines(screen) }
+      if (match !== null) return { match, screen }
       if (signal && signal.aborted) {
-        throw aborted(`waiting for ${describePattern(pattern)} in the ${where}${after}`, withLines(screen))
+        throw aborted(`waiting for ${describePattern(pattern)} in the ${where}${after}`, screen)
       }
       if (ended) {
         const exit = await this.exited
@@ -383,7 +413,7 @@ class PtySession {
           `the program exited (${describeExit(exit)}) before ${describePattern(pattern)} appeared in the ${where}${after}; screen:\n${screen.text}`,
         )
         err.exit = exit
-        err.screen = withLines(screen)
+        err.screen = screen
         throw err
       }
       const remaining = deadline - Date.now()
@@ -392,7 +422,7 @@ class PtySession {
           'ERR_TIMEOUT',
           `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}${after}; screen:\n${screen.text}`,
         )
-        err.screen = withLines(screen)
+        err.screen = screen
         throw err
       }
       await this.#native.waitOutput(screen.seq, remaining, token)
@@ -411,11 +441,11 @@ class PtySession {
     let last = ''
     const loop = async () => {
       while (active) {
-        const screen = this.#native.screen()
+        const screen = this.#screenNow()
         const key = `${screen.rows}x${screen.cols}|${screen.cursor.row},${screen.cursor.col},${screen.cursor.visible}|${screen.altScreen}|${screen.title}|${screen.text}`
         if (key !== last) {
           last = key
-          notify(withLines(screen))
+          notify(screen)
         }
         if (!this.#native.running) return
         await this.#native.waitOutput(screen.seq, 2 ** 31 - 1)
@@ -485,10 +515,15 @@ class PtySession {
  * cheaper than one N-API string per row; a row never contains a newline.
  */
 function withLines(screen) {
-  const lines = screen.text === '' ? [] : screen.text.split('\n')
-  while (lines.length < screen.rows) lines.push('')
-  screen.lines = lines
+  screen.lines = linesOf(screen.text, screen.rows)
   return screen
+}
+
+/** The `rows` rows of a snapshot's `text`: its lines, then blank rows for those it dropped. */
+function linesOf(text, rows) {
+  const lines = text === '' ? [] : text.split('\n')
+  while (lines.length < rows) lines.push('')
+  return lines
 }
 
 /** An output listener's record, its options checked: `{ fn, raw, active }`. */

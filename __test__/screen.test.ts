@@ -439,3 +439,107 @@ describe('what screen() shows', () => {
     await s.exited
   })
 })
+
+describe('screen() between changes', () => {
+  /**
+   * A program that prints what it is sent (each line is the output in hex),
+   * with the terminal's echo off, so only what it prints changes the screen.
+   */
+  async function printer(): Promise<PtySession> {
+    const source = [
+      'import sys',
+      "sys.stdout.write('ready'); sys.stdout.flush()",
+      'for line in sys.stdin:',
+      '    sys.stdout.write(bytes.fromhex(line.strip()).decode()); sys.stdout.flush()',
+    ].join('\n')
+    const s = PtySession.spawn({ command: 'sh', args: ['-c', 'stty -echo; exec python3 -c "$0"', source], cols: 40, rows: 10 })
+    await s.waitFor('ready')
+    return s
+  }
+
+  /** Has the printer print `output`, and waits until the session processed it (without looking at the screen). */
+  async function print(s: PtySession, output: string, from: number): Promise<void> {
+    s.write(Buffer.from(output).toString('hex') + '\r')
+    const end = from + Buffer.byteLength(output)
+    await vi.waitFor(() => expect(s.read({ since: from, raw: true }).cursor).toBe(end), patient)
+  }
+
+  it('a second call with nothing new in between is the same screen, in new objects', async () => {
+    const s = await printer()
+    try {
+      const first = s.screen()
+      const second = s.screen()
+      expect(second).toEqual(first)
+      first.lines[0] = 'changed'
+      first.lines.push('more')
+      first.cursor.row = 99
+      first.text = 'changed'
+      const third = s.screen()
+      expect(third).toEqual(second)
+      expect(third.lines[0]).toBe('ready')
+      expect(third.lines).toHaveLength(10)
+      expect(third.cursor.row).toBe(0)
+    } finally {
+      s.kill()
+      await s.exited
+    }
+  })
+
+  it('shows every change the output makes: cells, cursor, title, cursor visibility, alternate screen, seq', async () => {
+    const s = await printer()
+    try {
+      // Each step: what the program prints, and what of the screen changes.
+      const steps: Array<[string, (before: ScreenSnapshot) => Partial<ScreenSnapshot>]> = [
+        // A cell, the cursor left where it was.
+        ['R\b', (b) => ({ text: 'readyR', lines: ['readyR', ...b.lines.slice(1)] })],
+        ['\x1b[3;4H', () => ({ cursor: { row: 2, col: 3, visible: true } })],
+        ['\x1b]2;new title\x07', () => ({ title: 'new title' })],
+        ['\x1b[?25l', () => ({ cursor: { row: 2, col: 3, visible: false } })],
+        // Colours only: nothing to see but the output position.
+        ['\x1b[1;32m', () => ({})],
+        ['\x1b[?1049h', (b) => ({ altScreen: true, text: '', lines: b.lines.map(() => '') })],
+        ['\x1b[?1049l', () => ({ altScreen: false, text: 'readyR', lines: ['readyR', ...Array(9).fill('')] })],
+      ]
+      for (const [output, change] of steps) {
+        const before = s.screen()
+        await print(s, output, before.seq)
+        const after = s.screen()
+        expect(after, JSON.stringify(output)).toEqual({
+          ...before,
+          ...change(before),
+          seq: before.seq + Buffer.byteLength(output),
+        })
+      }
+    } finally {
+      s.kill()
+      await s.exited
+    }
+  })
+
+  it('shows a resize, with no output in between', async () => {
+    const s = await printer()
+    try {
+      const before = s.screen()
+      expect([before.cols, before.rows, before.lines.length]).toEqual([40, 10, 10])
+      s.resize(30, 6)
+      const after = s.screen()
+      expect([after.cols, after.rows, after.lines.length]).toEqual([30, 6, 6])
+      expect(after.seq).toBe(before.seq)
+      expect(after.text).toBe('ready')
+    } finally {
+      s.kill()
+      await s.exited
+    }
+  })
+
+  it('a new run of the session shows its own screen, also when the output has the same length', async () => {
+    const s = new PtySession()
+    await s.start({ command: 'printf', args: ['abc'], cols: 20, rows: 5 })
+    const first = s.screen()
+    expect(first.text).toBe('abc')
+    await s.start({ command: 'printf', args: ['xyz'], cols: 20, rows: 5 })
+    const second = s.screen()
+    expect(second.seq).toBe(first.seq)
+    expect(second.text).toBe('xyz')
+  })
+})

@@ -251,7 +251,7 @@ function markdown(results, info, targets) {
   if (r.screen) {
     out.push('### 6. Reading state (µs per call, median (min–max) of 7 rounds; lower is better)')
     out.push('')
-    out.push('Wall time, and CPU time of the process (the cost without the time other processes held the core).')
+    out.push('Wall time, and CPU time of the process (the cost without the time other processes held the core). "After one character of output": the program (`cat`, the screen full of text) echoed one key before each call, and each call is timed alone; ptypilot builds the snapshot anew then. "Nothing new since the last call": calls in a row, where ptypilot reuses the strings of the last snapshot and xterm.js reads its rows again.')
     out.push('')
     out.push('| call | ptypilot, wall | ptypilot, CPU | reference: @xterm/headless, text of the visible rows only, wall | same, CPU |')
     out.push('| --- | --- | --- | --- | --- |')
@@ -431,11 +431,13 @@ function targetsOf(results) {
     })
   }
   if (r.screen) {
-    const row = r.screen.rows.find((x) => x.what.startsWith('screen() 80'))
+    // The cost after output counts: that is when a caller looks at the screen.
+    const row = r.screen.rows.find((x) => x.what === 'screen() 80×24 after one character of output')
+    const again = r.screen.rows.find((x) => x.what === 'screen() 80×24, nothing new since the last call')
     const cost = row.ptypilotUs.cpu.median
     t.push({
-      what: '`screen()` on 80×24 under 20 µs (CPU time per call)',
-      measured: `${f1(cost)} µs CPU (${f1(row.ptypilotUs.median)} µs wall)`,
+      what: '`screen()` on 80×24 under 20 µs (CPU time per call, right after output)',
+      measured: `${f1(cost)} µs CPU (${f1(row.ptypilotUs.median)} µs wall); ${f1(again.ptypilotUs.cpu.median)} µs CPU with nothing new since the last call`,
       ratio: `${f2(cost / 20)} of the budget`,
       ok: cost < 20,
     })

@@ -18,8 +18,8 @@ use napi_derive::napi;
 use crate::cancel::CancelToken;
 use crate::core::keys::{self, KeyModes};
 use crate::core::process::parse_signal;
-use crate::core::screen::{self, Snapshot};
-use crate::core::session::{self, EventSink, Exit, Session, SpawnOptions};
+use crate::core::screen::{self, View};
+use crate::core::session::{self, EventSink, Exit, ScreenVersion, Session, SpawnOptions};
 use crate::core::time;
 use crate::core::transcript::ReadOptions;
 use crate::core::{Error as CoreError, ErrorCode, Result as CoreResult};
@@ -87,7 +87,7 @@ pub struct ScreenSnapshot {
 }
 
 impl ScreenSnapshot {
-    pub(crate) fn new(s: Snapshot, seq: u64) -> Self {
+    pub(crate) fn new(s: View, seq: u64) -> Self {
         ScreenSnapshot {
             text: s.text,
             cursor: CursorPosition {
@@ -103,6 +103,20 @@ impl ScreenSnapshot {
         }
     }
 }
+
+// The slots of `NativeSession::screen_frame`'s `frame` (index.js reads them
+// by these numbers): the version, then the snapshot's numbers (booleans as
+// 0 and 1).
+const FRAME_GENERATION: usize = 0;
+const FRAME_SEQ: usize = 1;
+const FRAME_CURSOR_ROW: usize = 2;
+const FRAME_CURSOR_COL: usize = 3;
+const FRAME_CURSOR_VISIBLE: usize = 4;
+const FRAME_COLS: usize = 5;
+const FRAME_ROWS: usize = 6;
+const FRAME_ALT_SCREEN: usize = 7;
+/// Slots in a screen frame.
+const FRAME_LEN: usize = 8;
 
 /// Cells of one row that share colours and attributes (`screen({ attributes: true })`).
 #[napi(object, use_nullable = true)]
@@ -166,7 +180,7 @@ pub struct StyledScreen {
 
 impl StyledScreen {
     /// From the core's snapshot and styled rows.
-    pub fn new(snap: Snapshot, styles: Vec<Vec<screen::StyledRun>>, seq: u64) -> Self {
+    pub fn new(snap: View, styles: Vec<Vec<screen::StyledRun>>, seq: u64) -> Self {
         StyledScreen {
             screen: ScreenSnapshot::new(snap, seq),
             attributes: styles
@@ -516,6 +530,53 @@ impl NativeSession {
         let session = self.started(env)?;
         let (snap, seq) = session.snapshot();
         Ok(ScreenSnapshot::new(snap, seq))
+    }
+
+    /// The screen now for `PtySession.screen()`, which keeps the last one
+    /// (JS strings made once) and builds the snapshot object itself: both
+    /// cost more than the screen model's part when made here every time.
+    ///
+    /// `frame` (a `Float64Array` of [`FRAME_LEN`]) holds the version of the
+    /// screen the caller has in its first two slots (generation and `seq`;
+    /// a negative generation for none). When the screen is still that one,
+    /// this returns nothing and leaves `frame` as it is. Otherwise it
+    /// writes the new screen's version and numbers into `frame` (see the
+    /// `FRAME_*` slots) and returns `[text, title]`.
+    #[napi(catch_unwind)]
+    pub fn screen_frame(
+        &self,
+        env: &Env,
+        mut frame: Float64ArraySlice,
+    ) -> Result<Option<(String, String)>> {
+        let session = self.started(env)?;
+        // SAFETY: JS runs on this thread only, and is waiting for this call;
+        // the slice does not outlive it.
+        let frame = unsafe { frame.as_mut() };
+        if frame.len() != FRAME_LEN {
+            return Err(js_error(
+                env,
+                &CoreError::invalid_arg(format!(
+                    "the screen frame must have {FRAME_LEN} slots, got {}",
+                    frame.len()
+                )),
+            ));
+        }
+        let known = (frame[FRAME_GENERATION] >= 0.0).then(|| ScreenVersion {
+            generation: frame[FRAME_GENERATION] as u64,
+            seq: frame[FRAME_SEQ] as u64,
+        });
+        let Some((view, version)) = session.snapshot_if_changed(known) else {
+            return Ok(None);
+        };
+        frame[FRAME_GENERATION] = version.generation as f64;
+        frame[FRAME_SEQ] = version.seq as f64;
+        frame[FRAME_CURSOR_ROW] = view.cursor_row.into();
+        frame[FRAME_CURSOR_COL] = view.cursor_col.into();
+        frame[FRAME_CURSOR_VISIBLE] = f64::from(u8::from(view.cursor_visible));
+        frame[FRAME_COLS] = view.cols.into();
+        frame[FRAME_ROWS] = view.rows.into();
+        frame[FRAME_ALT_SCREEN] = f64::from(u8::from(view.alt_screen));
+        Ok(Some((view.text, view.title)))
     }
 
     /// The screen now with the styled runs of every row.

@@ -84,12 +84,12 @@ impl NativeScreenModel {
     #[napi(catch_unwind)]
     pub fn screen_styled(&mut self) -> StyledScreen {
         let styles = self.screen.styled_rows();
-        StyledScreen::new(self.screen.snapshot(), styles, self.seq)
+        StyledScreen::new(self.screen.view(), styles, self.seq)
     }
 
     /// The screen now (`lines` is added by the JS layer).
     #[napi(catch_unwind)]
     pub fn screen(&mut self) -> ScreenSnapshot {
-        ScreenSnapshot::new(self.screen.snapshot(), self.seq)
+        ScreenSnapshot::new(self.screen.view(), self.seq)
     }
 }

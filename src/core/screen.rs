@@ -76,6 +76,45 @@ pub struct Snapshot {
     pub title: String,
 }
 
+/// A [`Snapshot`] without `lines`, which a caller can split from `text` (a
+/// row never contains a newline): what the Node binding sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// As [`Snapshot::text`].
+    pub text: String,
+    /// Cursor row (0-based).
+    pub cursor_row: u16,
+    /// Cursor column (0-based, at most `cols - 1`).
+    pub cursor_col: u16,
+    /// False when the program hid the cursor.
+    pub cursor_visible: bool,
+    /// Width in columns.
+    pub cols: u16,
+    /// Height in rows.
+    pub rows: u16,
+    /// The program switched to the alternate screen (full-screen programs).
+    pub alt_screen: bool,
+    /// Window title from OSC 0 / OSC 2.
+    pub title: String,
+}
+
+impl From<View> for Snapshot {
+    fn from(v: View) -> Self {
+        let lines = lines_of(&v.text, v.rows);
+        Snapshot {
+            text: v.text,
+            lines,
+            cursor_row: v.cursor_row,
+            cursor_col: v.cursor_col,
+            cursor_visible: v.cursor_visible,
+            cols: v.cols,
+            rows: v.rows,
+            alt_screen: v.alt_screen,
+            title: v.title,
+        }
+    }
+}
+
 /// Input modes the program turned on, which change how keys are encoded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Modes {
@@ -560,9 +599,29 @@ impl Screen {
     }
 
     /// The visible text, as in [`Snapshot::text`], without building the rest.
+    ///
+    /// Built in one buffer: each row is trimmed as it is appended, and the
+    /// blank rows at the end are cut off at the end.
     pub fn text(&mut self) -> String {
-        let lines: Vec<String> = self.lines();
-        join_trimmed(&lines)
+        self.catch_up();
+        let (rows, cols) = self.size();
+        let mut text = String::with_capacity(usize::from(rows) * (usize::from(cols) + 1));
+        // The length of `text` up to the end of the last row that is not blank.
+        let mut used = 0;
+        for (i, row) in self.parser.screen().rows(0, cols).enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let row = row.trim_end_matches(' ');
+            if !row.is_empty() {
+                text.push_str(row);
+                used = text.len();
+            }
+        }
+        text.truncate(used);
+        // A stand-in is one character that is not a space, so restoring
+        // them in the whole text is restoring them row by row.
+        compat::restore_stand_ins(text, self.compat.stand_in_used)
     }
 
     /// Every visible row, right-trimmed.
@@ -570,28 +629,23 @@ impl Screen {
     /// Only blank cells (spaces) are trimmed: a program that printed a
     /// no-break or ideographic space at the end of a line still shows it.
     pub fn lines(&mut self) -> Vec<String> {
-        self.catch_up();
-        let (_, cols) = self.size();
-        self.parser
-            .screen()
-            .rows(0, cols)
-            .map(|mut row| {
-                let trimmed = row.trim_end_matches(' ').len();
-                row.truncate(trimmed);
-                compat::restore_stand_ins(row, self.compat.stand_in_used)
-            })
-            .collect()
+        let text = self.text();
+        lines_of(&text, self.size().0)
     }
 
     /// A plain-text picture of the screen.
     pub fn snapshot(&mut self) -> Snapshot {
-        let lines = self.lines();
+        self.view().into()
+    }
+
+    /// A plain-text picture of the screen without the rows split out.
+    pub fn view(&mut self) -> View {
+        let text = self.text();
         let screen = self.parser.screen();
         let (cursor_row, cursor_col) = cursor_on_screen(screen);
         let (rows, cols) = self.size();
-        Snapshot {
-            text: join_trimmed(&lines),
-            lines,
+        View {
+            text,
             cursor_row,
             cursor_col,
             cursor_visible: !screen.hide_cursor(),
@@ -601,6 +655,17 @@ impl Screen {
             title: self.parser.callbacks().title.clone(),
         }
     }
+}
+
+/// The `rows` rows of a screen's text (see [`Snapshot::text`]): its lines,
+/// then blank rows for those it dropped.
+fn lines_of(text: &str, rows: u16) -> Vec<String> {
+    let mut lines = Vec::with_capacity(usize::from(rows));
+    if !text.is_empty() {
+        lines.extend(text.split('\n').map(String::from));
+    }
+    lines.resize(usize::from(rows).max(lines.len()), String::new());
+    lines
 }
 
 /// The cursor position, with the column on the screen: after a character
@@ -762,15 +827,6 @@ fn incomplete_tail(bytes: &[u8]) -> usize {
         }
     }
     0
-}
-
-/// Joins rows with `\n`, dropping trailing blank rows.
-fn join_trimmed(lines: &[String]) -> String {
-    let used = lines
-        .iter()
-        .rposition(|l| !l.is_empty())
-        .map_or(0, |i| i + 1);
-    lines[..used].join("\n")
 }
 
 fn nz(n: u16) -> NonZeroU16 {
@@ -1456,6 +1512,62 @@ mod tests {
                 .position(|b| !(0x20..=0x7e).contains(b))
                 .unwrap_or(bytes.len());
             assert_eq!(ascii_printable_prefix(&bytes), want, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn text_is_the_rows_trimmed_and_joined() {
+        // The one-buffer text against vt100's rows trimmed one by one, on
+        // random screens with trailing spaces, blank rows, stand-ins, wide
+        // characters, wrapped rows, the alternate screen and moves.
+        let pieces: [&str; 18] = [
+            "word",
+            "   ",
+            " \u{a0}",
+            "\r\n",
+            "\n",
+            "\r",
+            "\u{fffd}",
+            "\u{2764}\u{fe0f}",
+            "日本語",
+            "e\u{301}",
+            "\x1b[2J",
+            "\x1b[K",
+            "\x1b[3;7H",
+            "\x1b[9;1H",
+            "\x1b[?1049h",
+            "\x1b[?1049l",
+            "\t|",
+            "0123456789012345678901234567890123456789",
+        ];
+        let mut rng = Rng(0x2f1e_3d4c_5b6a_7988);
+        for case in 0..300 {
+            let (rows, cols) = (2 + rng.below(12) as u16, 2 + rng.below(50) as u16);
+            let mut screen = Screen::new(rows, cols, 20);
+            let mut replies = Vec::new();
+            for _ in 0..rng.below(60) {
+                let piece = pieces[rng.below(pieces.len() as u64) as usize];
+                screen.process(piece.as_bytes(), &mut replies);
+            }
+            screen.catch_up();
+            let mut rows_text: Vec<String> = screen
+                .parser
+                .screen()
+                .rows(0, cols)
+                .map(|row| {
+                    let row = row.trim_end_matches(' ').to_string();
+                    compat::restore_stand_ins(row, screen.compat.stand_in_used)
+                })
+                .collect();
+            let lines = rows_text.clone();
+            while rows_text.last().is_some_and(String::is_empty) {
+                rows_text.pop();
+            }
+            let text = rows_text.join("\n");
+            assert_eq!(screen.text(), text, "case {case}");
+            assert_eq!(screen.lines(), lines, "case {case}");
+            let snap = screen.snapshot();
+            assert_eq!((snap.text, snap.lines), (text, lines), "case {case}");
         }
     }
 }

@@ -68,7 +68,7 @@ use nix::sys::signal::Signal;
 
 use super::error::{Error, ErrorCode, Result};
 use super::process::{self, Pid, ProcRef};
-use super::screen::{Modes, Snapshot, StyledRun};
+use super::screen::{Modes, StyledRun, View};
 use super::transcript::{ReadOptions, ReadResult, cut_char_len};
 use output::Capture;
 use state::{Command, Inner, Shared};
@@ -216,6 +216,19 @@ pub struct Exit {
 pub trait EventSink: Send + Sync {
     /// The outbox turned non-empty; call [`Session::take_outbox`] soon.
     fn wake(&self);
+}
+
+/// Which picture of the screen a [`Session::snapshot_if_changed`] caller
+/// has: the model's generation and the output position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreenVersion {
+    /// Changes whenever what the screen model shows may have changed (output
+    /// fed, a resize, a rebuild); never the same for two states of any two
+    /// models of the process.
+    pub generation: u64,
+    /// The output position (`seq`): output that the model does not see (a
+    /// pipe's) moves it without a new generation.
+    pub seq: u64,
 }
 
 /// What [`Session::read_ready`] read.
@@ -416,19 +429,39 @@ impl Session {
     }
 
     /// A picture of the screen now and the output position it reflects.
-    pub fn snapshot(&self) -> (Snapshot, u64) {
+    pub fn snapshot(&self) -> (View, u64) {
         let mut inner = self.lock();
         let inner = &mut *inner;
-        let snapshot = inner.model.snapshot(&inner.transcript, inner.seq);
-        (snapshot, inner.seq)
+        let view = inner.model.view(&inner.transcript, inner.seq);
+        (view, inner.seq)
+    }
+
+    /// A picture of the screen now and its version, or `None` when the
+    /// version is still `known`: the screen and the output position are
+    /// those of the picture that had that version.
+    pub fn snapshot_if_changed(
+        &self,
+        known: Option<ScreenVersion>,
+    ) -> Option<(View, ScreenVersion)> {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let version = ScreenVersion {
+            generation: inner.model.generation(),
+            seq: inner.seq,
+        };
+        if known == Some(version) {
+            return None;
+        }
+        let view = inner.model.view(&inner.transcript, inner.seq);
+        Some((view, version))
     }
 
     /// A picture of the screen with the styled runs of every row, and the
     /// output position both reflect.
-    pub fn styled_snapshot(&self) -> (Snapshot, Vec<Vec<StyledRun>>, u64) {
+    pub fn styled_snapshot(&self) -> (View, Vec<Vec<StyledRun>>, u64) {
         let mut inner = self.lock();
         let inner = &mut *inner;
-        let (snapshot, styles) = inner.model.styled_snapshot(&inner.transcript, inner.seq);
+        let (snapshot, styles) = inner.model.styled_view(&inner.transcript, inner.seq);
         (snapshot, styles, inner.seq)
     }
 

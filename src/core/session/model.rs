@@ -22,8 +22,10 @@
 //! The output itself — the transcript, the listener's data, the exit — does
 //! not go through the model and is never lost.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::super::guard;
-use super::super::screen::{Modes, Screen, Snapshot, StyledRun};
+use super::super::screen::{Modes, Screen, StyledRun, View};
 use super::super::transcript::{ReadOptions, Transcript};
 
 /// Most transcript bytes replayed to rebuild the model.
@@ -51,9 +53,21 @@ pub struct ScreenIncident {
     pub seq: u64,
 }
 
+/// Where generations come from (see [`Model::generation`]): one counter for
+/// the process, so that no two states of any models share one — not the
+/// model rebuilt after a panic and the one before it, not the next run's
+/// model and the last run's.
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed)
+}
+
 /// The screen model of a session, every call guarded.
 pub(super) struct Model {
     screen: Screen,
+    /// See [`Model::generation`].
+    generation: u64,
     rows: u16,
     cols: u16,
     scrollback: usize,
@@ -67,6 +81,7 @@ impl Model {
     pub(super) fn new(rows: u16, cols: u16, scrollback: usize) -> Self {
         Model {
             screen: Screen::new(rows, cols, scrollback),
+            generation: next_generation(),
             rows,
             cols,
             scrollback,
@@ -85,6 +100,7 @@ impl Model {
         transcript: &Transcript,
         seq: u64,
     ) {
+        self.generation = next_generation();
         let screen = &mut self.screen;
         let fed = guard::catch(|| {
             guard::test_hook::check(bytes);
@@ -98,35 +114,38 @@ impl Model {
         }
     }
 
-    /// A snapshot (see [`Screen::snapshot`]).
-    pub(super) fn snapshot(&mut self, transcript: &Transcript, seq: u64) -> Snapshot {
+    /// Changes whenever what the model shows may have changed: output was
+    /// fed, the size changed, the model was rebuilt. Equal generations (of
+    /// any two models of the process) mean equal views; reading the model
+    /// (views, text, modes, styles) leaves it as it is.
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// A view (see [`Screen::view`]).
+    pub(super) fn view(&mut self, transcript: &Transcript, seq: u64) -> View {
         self.call(
             "taking a snapshot",
             transcript,
             seq,
-            Screen::snapshot,
-            blank_snapshot,
+            Screen::view,
+            blank_view,
         )
     }
 
-    /// A snapshot and the styled runs of its rows, of one moment (see
+    /// A view and the styled runs of its rows, of one moment (see
     /// [`Screen::styled_rows`]).
-    pub(super) fn styled_snapshot(
+    pub(super) fn styled_view(
         &mut self,
         transcript: &Transcript,
         seq: u64,
-    ) -> (Snapshot, Vec<Vec<StyledRun>>) {
+    ) -> (View, Vec<Vec<StyledRun>>) {
         self.call(
             "taking a snapshot with attributes",
             transcript,
             seq,
-            |s| (s.snapshot(), s.styled_rows()),
-            |rows, cols| {
-                (
-                    blank_snapshot(rows, cols),
-                    vec![Vec::new(); usize::from(rows)],
-                )
-            },
+            |s| (s.view(), s.styled_rows()),
+            |rows, cols| (blank_view(rows, cols), vec![Vec::new(); usize::from(rows)]),
         )
     }
 
@@ -163,6 +182,7 @@ impl Model {
     pub(super) fn resize(&mut self, rows: u16, cols: u16, transcript: &Transcript, seq: u64) {
         // The rebuild after a panic uses the new size.
         (self.rows, self.cols) = (rows, cols);
+        self.generation = next_generation();
         self.call(
             "resizing",
             transcript,
@@ -198,6 +218,7 @@ impl Model {
                     Ok(value) => value,
                     Err(_) => {
                         self.screen = Screen::new(self.rows, self.cols, self.scrollback);
+                        self.generation = next_generation();
                         blank(self.rows, self.cols)
                     }
                 }
@@ -221,6 +242,7 @@ impl Model {
         };
         let (screen, replayed) = rebuild(self.rows, self.cols, self.scrollback, transcript, limit);
         self.screen = screen;
+        self.generation = next_generation();
         let thread = std::thread::current();
         let mut message = format!(
             "the screen model panicked while {during} at output byte {seq} (on {}): {}; \
@@ -284,10 +306,9 @@ fn rebuild(
     (screen, bytes.len())
 }
 
-fn blank_snapshot(rows: u16, cols: u16) -> Snapshot {
-    Snapshot {
+fn blank_view(rows: u16, cols: u16) -> View {
+    View {
         text: String::new(),
-        lines: vec![String::new(); usize::from(rows)],
         cursor_row: 0,
         cursor_col: 0,
         cursor_visible: true,
@@ -347,8 +368,8 @@ mod tests {
         let mut seq = 7;
         feed(&mut model, &mut transcript, &mut seq, bytes);
         feed(&mut model, &mut transcript, &mut seq, b"\x1b[1;1Hworld");
-        let snapshot = model.snapshot(&transcript, seq);
-        assert_eq!(snapshot.lines[0], "world");
+        let snapshot = model.view(&transcript, seq);
+        assert_eq!(snapshot.text.lines().next(), Some("world"));
         assert_eq!(snapshot.rows, 24);
         for incident in model.incidents() {
             assert!(
@@ -381,5 +402,45 @@ mod tests {
         let (mut screen, _) = rebuild(5, 20, 10, &transcript, REPLAY_LIMIT);
         guard::test_hook::set(needle, false);
         assert!(screen.text().ends_with("after"), "{:?}", screen.text());
+    }
+
+    #[test]
+    fn the_generation_changes_with_output_resizes_and_rebuilds_only() {
+        let mut model = Model::new(5, 20, 10);
+        let mut transcript = Transcript::new(1 << 20);
+        let mut seq = 0;
+        let mut seen = vec![model.generation()];
+        let mut changed = |model: &Model, what: &str| {
+            assert!(
+                !seen.contains(&model.generation()),
+                "{what}: a generation again"
+            );
+            seen.push(model.generation());
+        };
+        feed(&mut model, &mut transcript, &mut seq, b"one\r\n");
+        changed(&model, "output");
+        // Reading changes nothing.
+        let generation = model.generation();
+        assert_eq!(model.view(&transcript, seq).text, "one");
+        model.text(&transcript, seq);
+        model.modes(&transcript, seq);
+        model.synchronized(&transcript, seq);
+        model.styled_view(&transcript, seq);
+        assert_eq!(model.generation(), generation);
+        // Output that changes nothing visible still counts.
+        feed(&mut model, &mut transcript, &mut seq, b"\x1b[m");
+        changed(&model, "colours");
+        model.resize(6, 20, &transcript, seq);
+        changed(&model, "resize");
+        // A rebuild after a panic.
+        let needle = b"\x1b]9999;guard-generation-test\x07";
+        guard::test_hook::set(needle, true);
+        model.process(needle, &mut Vec::new(), &transcript, seq);
+        guard::test_hook::set(needle, false);
+        assert_eq!(model.incidents().len(), 1);
+        changed(&model, "rebuild");
+        // Another model never has one of these.
+        let other = Model::new(5, 20, 10);
+        changed(&other, "another model");
     }
 }

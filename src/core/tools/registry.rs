@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use super::{CommandSpec, ToolCall, ToolSpec, truncate_middle};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::keys::{KeyModes, encode_input};
-use crate::core::screen::Snapshot;
+use crate::core::screen::View;
 use crate::core::session::{self, EventSink, Exit, PipeOptions, Session, SpawnOptions};
 use crate::core::transcript::{ReadOptions, strip};
 
@@ -315,7 +315,7 @@ impl Registry {
     /// [`Session::snapshot`]); `None` for an unknown handle, a pipes command
     /// or a program that could not start. What renders a running state's
     /// content for a model reads the cursor and size here.
-    pub fn screen(&self, id: &str) -> Option<(Snapshot, u64)> {
+    pub fn screen(&self, id: &str) -> Option<(View, u64)> {
         let session = {
             let inner = self.lock();
             let handle = inner.handles.iter().find(|h| h.id == id)?;
