@@ -53,34 +53,30 @@ fn validate_dim(name: &str, value: f64, (lo, hi): (u16, u16)) -> Result<u16> {
     Ok(value as u16)
 }
 
-/// A plain-text picture of the screen.
+/// A plain-text picture of the screen: a [`View`] (its fields read through
+/// the snapshot: `snapshot.text`, `snapshot.cursor_row`, ...) and its rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    /// Visible rows right-trimmed, trailing blank rows dropped, joined by `\n`.
-    pub text: String,
+    /// The text, cursor, size, screen in use and title.
+    pub view: View,
     /// Every visible row, right-trimmed (`lines.len() == rows`).
     pub lines: Vec<String>,
-    /// Cursor row (0-based).
-    pub cursor_row: u16,
-    /// Cursor column (0-based, at most `cols - 1`).
-    pub cursor_col: u16,
-    /// False when the program hid the cursor.
-    pub cursor_visible: bool,
-    /// Width in columns.
-    pub cols: u16,
-    /// Height in rows.
-    pub rows: u16,
-    /// The program switched to the alternate screen (full-screen programs).
-    pub alt_screen: bool,
-    /// Window title from OSC 0 / OSC 2.
-    pub title: String,
 }
 
-/// A [`Snapshot`] without `lines`, which a caller can split from `text` (a
-/// row never contains a newline): what the Node binding sends.
+impl std::ops::Deref for Snapshot {
+    type Target = View;
+
+    fn deref(&self) -> &View {
+        &self.view
+    }
+}
+
+/// A plain-text picture of the screen without the rows split out (they are
+/// the lines of `text`: a row never contains a newline); what the Node
+/// binding sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
-    /// As [`Snapshot::text`].
+    /// Visible rows right-trimmed, trailing blank rows dropped, joined by `\n`.
     pub text: String,
     /// Cursor row (0-based).
     pub cursor_row: u16,
@@ -99,19 +95,9 @@ pub struct View {
 }
 
 impl From<View> for Snapshot {
-    fn from(v: View) -> Self {
-        let lines = lines_of(&v.text, v.rows);
-        Snapshot {
-            text: v.text,
-            lines,
-            cursor_row: v.cursor_row,
-            cursor_col: v.cursor_col,
-            cursor_visible: v.cursor_visible,
-            cols: v.cols,
-            rows: v.rows,
-            alt_screen: v.alt_screen,
-            title: v.title,
-        }
+    fn from(view: View) -> Self {
+        let lines = lines_of(&view.text, view.rows);
+        Snapshot { view, lines }
     }
 }
 
@@ -1567,7 +1553,7 @@ mod tests {
             assert_eq!(screen.text(), text, "case {case}");
             assert_eq!(screen.lines(), lines, "case {case}");
             let snap = screen.snapshot();
-            assert_eq!((snap.text, snap.lines), (text, lines), "case {case}");
+            assert_eq!((&snap.text, &snap.lines), (&text, &lines), "case {case}");
         }
     }
 }
