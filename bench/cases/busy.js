@@ -52,6 +52,12 @@ function one(impl, w) {
       tLast = Math.max(tLast, s.parsedAt)
       xtermText(s.term)
     }
+    if (received !== w.expected && s.session) {
+      // Where a ptypilot session lost output: the characters it read (its
+      // `seq`) against those its listener got.
+      const exit = await s.exited
+      log(`  ptypilot session got ${received} of ${w.expected}; it read ${s.session.screen().seq}; exit ${JSON.stringify(exit)}`)
+    }
     return { received, tSpawn, tLast: tLast ?? performance.now() }
   })
   return { s, done }

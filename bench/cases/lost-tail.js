@@ -24,7 +24,12 @@ async function runOnce(impl, w) {
   const s = impl.spawn({ command: w.command, args: w.args }, (chunk) => {
     received += chunk.length
   })
-  await s.exited
+  const exit = await s.exited
+  if (received !== w.expected && s.session) {
+    // Where a ptypilot run lost output: the characters the session read
+    // (its `seq`) against those its listener got.
+    log(`  ptypilot run got ${received} of ${w.expected}; the session read ${s.session.screen().seq}; exit ${JSON.stringify(exit)}`)
+  }
   return received
 }
 
