@@ -678,6 +678,15 @@ fn regressions() {
                 Op::Write(b"\x1b[3r\x1b[?6h}O\xca\x88\x1bPr\x9c\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9ee\xe1\x9f\x98\xc2\xa0\xe2\x9d\xa4\xef\xb8\x8f\x1b[;4H\xe1\x9f\x98\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5".to_vec()),
             ],
         },
+        // REP of a character with a VS16, the most a REP repeats (found
+        // as a hang: every VS16 scanned the rest of the repeated text for
+        // the next control byte).
+        Case {
+            rows: 24,
+            cols: 80,
+            scrollback: 100,
+            ops: vec![Op::Write(b"e\xcc\x81\xef\xb8\x8f\x1b[65535b".to_vec())],
+        },
         // HPR in origin mode after a restore turned origin mode off in
         // vt100 (the compat layer's arithmetic underflowed).
         Case {
@@ -687,7 +696,9 @@ fn regressions() {
             ops: vec![Op::Write(b"\x1b[?6h\x1b[u\x1b[7r\x1b[a".to_vec())],
         },
     ];
+    watchdog(Duration::from_secs(10));
     for case in &cases {
+        watch(case);
         run(case);
     }
 }

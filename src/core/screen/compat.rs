@@ -295,16 +295,26 @@ impl Compat {
         };
         self.seq_start = None;
         let mut i = 0;
+        // The first control byte at or after where it was last looked for
+        // (`bytes.len()` when there is none): kept, so that text with many
+        // characters that need a look (a long run of VS16s, as a REP of one
+        // makes) is scanned once, not once per such character.
+        let mut next_control: Option<usize> = None;
         while i < bytes.len() {
             let b = bytes[i];
             match self.state {
                 State::Ground => {
                     if !self.print_sensitive() {
                         // Fast path: plain text up to the next control byte.
-                        let n = bytes[i..]
-                            .iter()
-                            .position(|&b| b < 0x20 || b == 0x7f)
-                            .unwrap_or(bytes.len() - i);
+                        let control = match next_control {
+                            Some(at) if at >= i => at,
+                            _ => bytes[i..]
+                                .iter()
+                                .position(|&b| b < 0x20 || b == 0x7f)
+                                .map_or(bytes.len(), |k| i + k),
+                        };
+                        next_control = Some(control);
+                        let n = control - i;
                         // Up to the next character that needs a look.
                         let n = find_special(&bytes[i..i + n]).unwrap_or(n);
                         if n > 0 {
