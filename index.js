@@ -6,6 +6,7 @@
 
 const { codedError, invalidArg, describe, mapError, wrapNative } = require('./lib/errors.js')
 const { checkSignal, isInstance, jsonValue, own, read, screenAttributes } = require('./lib/args.js')
+const { linesOf } = require('./lib/screen-model.js')
 // Every error from the binding gets a documented code (lib/errors.js).
 const native = wrapNative(require('./lib/binding.js'))
 
@@ -517,13 +518,6 @@ class PtySession {
 function withLines(screen) {
   screen.lines = linesOf(screen.text, screen.rows)
   return screen
-}
-
-/** The `rows` rows of a snapshot's `text`: its lines, then blank rows for those it dropped. */
-function linesOf(text, rows) {
-  const lines = text === '' ? [] : text.split('\n')
-  while (lines.length < rows) lines.push('')
-  return lines
 }
 
 /** An output listener's record, its options checked: `{ fn, raw, active }`. */

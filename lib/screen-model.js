@@ -45,11 +45,21 @@ class ScreenModel {
       screen = this.#native.screen()
     }
     // As PtySession.screen(): every row, from the right-trimmed text.
-    const lines = screen.text === '' ? [] : screen.text.split('\n')
-    while (lines.length < screen.rows) lines.push('')
-    screen.lines = lines
+    screen.lines = linesOf(screen.text, screen.rows)
     return screen
   }
 }
 
-module.exports = { ScreenModel }
+/**
+ * The `rows` rows of a snapshot's `text` (the rows right-trimmed, trailing
+ * blank rows dropped, joined by `\n`; a row never contains a newline): its
+ * lines, then blank rows for those it dropped. PtySession.screen() and
+ * ScreenModel.screen() both add `lines` with it.
+ */
+function linesOf(text, rows) {
+  const lines = text === '' ? [] : text.split('\n')
+  while (lines.length < rows) lines.push('')
+  return lines
+}
+
+module.exports = { ScreenModel, linesOf }
