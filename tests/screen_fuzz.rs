@@ -80,6 +80,8 @@ fn run(case: &Case) {
             Op::Resize(rows, cols) => screen.resize(*rows, *cols),
             Op::Snapshot => {
                 let snap = screen.snapshot();
+                // The rows kept since the last snapshot are the rows now.
+                assert_eq!(snap.text, screen.text_uncached(), "kept rows differ");
                 assert_eq!(snap.lines.len(), usize::from(snap.rows));
                 assert!(snap.cursor_row < snap.rows && snap.cursor_col < snap.cols);
             }
@@ -417,6 +419,11 @@ fn case(rng: &mut Rng, rows: u16, cols: u16) -> Case {
             let rest = bytes.split_off(n);
             ops.push(Op::Write(bytes));
             bytes = rest;
+            // Someone looks between chunks too (the kept rows are then
+            // brought up to date by the next chunk alone).
+            if rng.below(4) == 0 {
+                ops.push(Op::Snapshot);
+            }
         }
         match rng.below(6) {
             0 => {

@@ -26,6 +26,7 @@ use super::error::{Error, Result};
 use super::keys::KittyFlags;
 
 mod compat;
+mod rows;
 mod styles;
 
 pub use styles::{Color, StyledRun};
@@ -136,6 +137,8 @@ pub struct Screen {
     defer_max: usize,
     /// The start of a UTF-8 character whose other bytes have not arrived.
     held: Vec<u8>,
+    /// The rows' text as the last snapshot read it (see [`rows`]).
+    rows: rows::RowCache,
 }
 
 /// Plain text in a chunk shorter than this is always parsed line by line.
@@ -296,6 +299,7 @@ impl Screen {
             defer: true,
             defer_max: DEFER_MAX,
             held: Vec::new(),
+            rows: rows::RowCache::default(),
         }
     }
 
@@ -452,14 +456,31 @@ impl Screen {
             }
             None => 0,
         };
-        self.compat.process(&mut self.parser, &bytes[cut..]);
+        self.feed(&bytes[cut..]);
+    }
+
+    /// Hands `bytes` to vt100 (through [`compat`]): every byte the model
+    /// parses goes through here, so the row cache hears of every change.
+    fn feed(&mut self, bytes: &[u8]) {
+        let (parser, compat) = (&self.parser, &self.compat);
+        self.rows.note(bytes, || {
+            let screen = parser.screen();
+            let (row, col) = screen.cursor_position();
+            rows::Before {
+                row,
+                col,
+                cols: screen.size().1.get(),
+                at_ground: compat.at_ground(),
+            }
+        });
+        self.compat.process(&mut self.parser, bytes);
     }
 
     /// Sets the cursor and the colours (`pen`, see [`pen_after`]) as the
     /// `cut` bytes of text that go unparsed left them (see [`Skip`]).
     fn apply_skip(&mut self, skip: Skip, cut: usize, pen: &[u8]) {
         self.dropped += cut;
-        self.compat.process(&mut self.parser, pen);
+        self.feed(pen);
         let (rows, cols) = self.size();
         let seq = match skip {
             Skip::LineStart => format!("\x1b[{rows};1H"),
@@ -467,7 +488,7 @@ impl Screen {
             // column, leaves the wrap pending as the full text would.
             Skip::RowStart(last) => format!("\x1b[{rows};{cols}H{}", char::from(last)),
         };
-        self.compat.process(&mut self.parser, seq.as_bytes());
+        self.feed(seq.as_bytes());
     }
 
     /// How many leading bytes of `bytes` can go unparsed, for tests.
@@ -551,6 +572,7 @@ impl Screen {
         self.catch_up();
         self.parser.set_size(nz(rows), nz(cols));
         self.compat.resize(nz(cols).get());
+        self.rows.invalidate();
     }
 
     /// `(rows, cols)`.
@@ -586,9 +608,39 @@ impl Screen {
 
     /// The visible text, as in [`Snapshot::text`], without building the rest.
     ///
-    /// Built in one buffer: each row is trimmed as it is appended, and the
-    /// blank rows at the end are cut off at the end.
+    /// Joined from the rows kept since the last call, of which only those
+    /// the output since could have changed are read again (see [`rows`]):
+    /// after a typed key's echo that is one row, not the whole screen.
     pub fn text(&mut self) -> String {
+        self.catch_up();
+        let screen = self.parser.screen();
+        if screen.scrollback() != 0 {
+            // A view into the scrollback (tests): not what the cache holds.
+            self.rows.invalidate();
+            return self.text_uncached();
+        }
+        let rows = self.rows.rows(screen);
+        let used = rows
+            .iter()
+            .rposition(|r| !r.is_empty())
+            .map_or(0, |i| i + 1);
+        let rows = &rows[..used];
+        let mut text = String::with_capacity(rows.iter().map(|r| r.len() + 1).sum());
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(row);
+        }
+        // A stand-in is one character that is not a space, so restoring
+        // them in the whole text is restoring them row by row.
+        compat::restore_stand_ins(text, self.compat.stand_in_used)
+    }
+
+    /// [`Screen::text`] read from every cell, not from the rows kept since
+    /// the last call; for tests that check the two agree.
+    #[doc(hidden)]
+    pub fn text_uncached(&mut self) -> String {
         self.catch_up();
         let (rows, cols) = self.size();
         let mut text = String::with_capacity(usize::from(rows) * (usize::from(cols) + 1));
@@ -605,8 +657,6 @@ impl Screen {
             }
         }
         text.truncate(used);
-        // A stand-in is one character that is not a space, so restoring
-        // them in the whole text is restoring them row by row.
         compat::restore_stand_ins(text, self.compat.stand_in_used)
     }
 
@@ -1179,6 +1229,94 @@ mod tests {
                 &format!("{what}, resized to {taller}"),
             );
         }
+    }
+
+    /// Output of an interactive program between two looks at the screen:
+    /// mostly a few keys' echo and line edits, sometimes anything.
+    fn keystrokes(rng: &mut Rng) -> Vec<u8> {
+        let small: [&[u8]; 18] = [
+            b"x",
+            b"hello",
+            b" ",
+            b"\x08 \x08",
+            b"\x08\x1b[K",
+            b"\r",
+            b"\x1b[1K",
+            b"\x1b[2K",
+            b"\x1b[1;31m",
+            b"\x1b[0m",
+            b"\x1b[3C",
+            b"\x1b[D",
+            "\u{e9}".as_bytes(),
+            "e\u{301}".as_bytes(),
+            "\u{6f22}".as_bytes(),
+            "\u{2764}\u{fe0f}".as_bytes(),
+            "\u{fffd}".as_bytes(),
+            b"\x07",
+        ];
+        let large: [&[u8]; 12] = [
+            b"\r\n",
+            b"\n",
+            b"\t",
+            b"\x1b[2;3H",
+            b"\x1b[4h",
+            b"\x1b[4l",
+            b"\x1b[?7l",
+            b"\x1b[?7h",
+            b"\x1b(0qx\x1b(B",
+            b"\x1b[?1049h",
+            b"\x1b[?1049l",
+            b"abcdefghijklmnopqrstuvwxyz",
+        ];
+        let mut out = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            let piece = if rng.below(8) == 0 {
+                large[rng.below(large.len() as u64) as usize]
+            } else {
+                small[rng.below(small.len() as u64) as usize]
+            };
+            out.extend_from_slice(piece);
+        }
+        out
+    }
+
+    #[test]
+    fn kept_rows_are_the_rows_after_any_output() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut partial = 0;
+        for case in 0..400 {
+            let rows = 1 + rng.below(6) as u16;
+            // Narrow screens hit the margins; wider ones keep edits in a row.
+            let widest = [14, 60][rng.below(2) as usize];
+            let cols = 1 + rng.below(widest) as u16;
+            let mut screen = Screen::new(rows, cols, [0, 2][rng.below(2) as usize]);
+            let mut replies = Vec::new();
+            for step in 0..60 {
+                let bytes = keystrokes(&mut rng);
+                // Whole, or cut anywhere (inside a sequence or character).
+                let cut = if rng.below(4) == 0 {
+                    rng.below(bytes.len() as u64 + 1) as usize
+                } else {
+                    bytes.len()
+                };
+                screen.process(&bytes[..cut], &mut replies);
+                screen.process(&bytes[cut..], &mut replies);
+                if rng.below(30) == 0 {
+                    screen.resize(1 + rng.below(6) as u16, 1 + rng.below(14) as u16);
+                }
+                let kept = screen.text();
+                assert_eq!(
+                    kept,
+                    screen.text_uncached(),
+                    "case {case} ({rows}x{cols}), step {step}, after {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+            partial += screen.rows.partial_builds;
+        }
+        // Many looks rebuilt only the cursor's row (the rest were refused
+        // or came after a refused change).
+        assert!(partial > 400 * 60 / 4, "{partial} partial builds");
     }
 
     /// Output of a program that mixes floods with everything else: colours,
