@@ -619,19 +619,7 @@ impl Screen {
             self.rows.invalidate();
             return self.text_uncached();
         }
-        let rows = self.rows.rows(screen);
-        let used = rows
-            .iter()
-            .rposition(|r| !r.is_empty())
-            .map_or(0, |i| i + 1);
-        let rows = &rows[..used];
-        let mut text = String::with_capacity(rows.iter().map(|r| r.len() + 1).sum());
-        for (i, row) in rows.iter().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            text.push_str(row);
-        }
+        let text = rows::join(self.rows.rows(screen));
         // A stand-in is one character that is not a space, so restoring
         // them in the whole text is restoring them row by row.
         compat::restore_stand_ins(text, self.compat.stand_in_used)
@@ -642,21 +630,7 @@ impl Screen {
     #[doc(hidden)]
     pub fn text_uncached(&mut self) -> String {
         self.catch_up();
-        let (rows, cols) = self.size();
-        let mut text = String::with_capacity(usize::from(rows) * (usize::from(cols) + 1));
-        // The length of `text` up to the end of the last row that is not blank.
-        let mut used = 0;
-        for (i, row) in self.parser.screen().rows(0, cols).enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            let row = row.trim_end_matches(' ');
-            if !row.is_empty() {
-                text.push_str(row);
-                used = text.len();
-            }
-        }
-        text.truncate(used);
+        let text = rows::join(&rows::read_all(self.parser.screen()));
         compat::restore_stand_ins(text, self.compat.stand_in_used)
     }
 

@@ -68,11 +68,9 @@ impl RowCache {
     /// The trimmed text of every visible row of `screen`, rebuilding the
     /// rows that may have changed since the last call.
     pub(super) fn rows(&mut self, screen: &vt100::Screen) -> &[String] {
-        let (rows, cols) = screen.size();
-        let (rows, cols) = (rows.get(), cols.get());
+        let rows = screen.size().0.get();
         if !self.valid || self.rows.len() != usize::from(rows) {
-            self.rows.clear();
-            self.rows.extend(screen.rows(0, cols).map(trimmed));
+            self.rows = read_all(screen);
             self.valid = true;
         } else if let Some((first, last)) = self.stale {
             #[cfg(test)]
@@ -95,6 +93,20 @@ impl RowCache {
     }
 }
 
+/// Every visible row of `screen`, right-trimmed of spaces, read from its cells.
+pub(super) fn read_all(screen: &vt100::Screen) -> Vec<String> {
+    screen.rows(0, screen.size().1.get()).map(trimmed).collect()
+}
+
+/// The rows joined by `\n`, without the blank rows at the end.
+pub(super) fn join(rows: &[String]) -> String {
+    let used = rows
+        .iter()
+        .rposition(|r| !r.is_empty())
+        .map_or(0, |i| i + 1);
+    rows[..used].join("\n")
+}
+
 /// `text` without the spaces at its end, reusing its buffer.
 fn trimmed(mut text: String) -> String {
     let len = text.trim_end_matches(' ').len();
@@ -113,7 +125,7 @@ fn in_row(bytes: &[u8], before: Before) -> Option<(u16, u16)> {
     let limit = usize::from(before.cols).saturating_sub(1);
     let mut reach = usize::from(before.col);
     let mut joins = false;
-    if reach > limit || std::str::from_utf8(bytes).is_err() {
+    if reach > limit {
         return None;
     }
     let mut i = 0;
@@ -130,8 +142,10 @@ fn in_row(bytes: &[u8], before: Before) -> Option<(u16, u16)> {
                 reach += right;
                 i += len;
             }
-            // The lead byte of a character of 2 to 4 bytes (the input is
-            // valid UTF-8). C1 controls (U+0080 to U+009F) act as controls.
+            // The lead byte of a character of 2 to 4 bytes, checked one
+            // character at a time (the judgement stops within a row, so a
+            // long chunk is never scanned whole). C1 controls (U+0080 to
+            // U+009F) act as controls.
             lead @ 0xc2..=0xf4 => {
                 if lead == 0xc2 && matches!(bytes.get(i + 1), Some(0x80..=0x9f)) {
                     return None;
@@ -143,6 +157,7 @@ fn in_row(bytes: &[u8], before: Before) -> Option<(u16, u16)> {
                 } else {
                     4
                 };
+                std::str::from_utf8(bytes.get(i..i + len)?).ok()?;
                 // It may join the cell before the cursor: with the cursor
                 // in column 0 that would be on the row above (vt100 drops
                 // such a character today; the row is rebuilt all the same).
