@@ -51,6 +51,39 @@ function loadavg() {
   return os.loadavg().map((x) => x.toFixed(2)).join(' ')
 }
 
+/** CPU time (busy, total) of the whole machine so far, from /proc/stat; null elsewhere. */
+function cpuTimes() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+    const idle = f[3] + (f[4] || 0)
+    const total = f.reduce((a, b) => a + b, 0)
+    return { busy: total - idle, total }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Waits until the machine is quiet before a case: the share of CPU time
+ * spent busy over one second is under 15 % (up to 60 s; what is left of the
+ * previous case — a thousand shells exiting, a kernel flushing — otherwise
+ * lands on the next case's first implementation). Returns the last share, or
+ * null where /proc/stat is not there.
+ */
+function settle() {
+  const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+  let share = null
+  for (let i = 0; i < 60; i++) {
+    const a = cpuTimes()
+    sleep(1000)
+    const b = cpuTimes()
+    if (!a || !b) return null
+    share = (b.busy - a.busy) / Math.max(1, b.total - a.total)
+    if (share < 0.15) break
+  }
+  return share
+}
+
 function machine() {
   const cpus = os.cpus()
   let commit = 'unknown'
@@ -90,9 +123,11 @@ function pinPrefix() {
 function runCase(c) {
   const script = path.join(__dirname, 'cases', `${c.name}.js`)
   const id = c.id || c.name
+  const busy = settle()
   const load = loadavg()
   const t0 = Date.now()
-  process.stderr.write(`\n== ${id} (load ${load})\n`)
+  const busyText = busy === null ? '' : `, CPU busy ${(busy * 100).toFixed(0)} % over the last second`
+  process.stderr.write(`\n== ${id} (load ${load}${busyText})\n`)
   let argv = [process.execPath, '--expose-gc', script, ...c.args]
   if (c.pin) {
     const prefix = pinPrefix()
@@ -113,7 +148,7 @@ function runCase(c) {
     throw new Error(`case ${c.name} failed (status ${out.status}${out.error ? `, ${out.error.message}` : ''})`)
   }
   const result = JSON.parse(line.slice(9))
-  return { ...result, case: id, loadBefore: load, loadAfter: loadavg(), seconds: (Date.now() - t0) / 1000 }
+  return { ...result, case: id, loadBefore: load, busyBefore: busy, loadAfter: loadavg(), seconds: (Date.now() - t0) / 1000 }
 }
 
 // ---------- formatting ----------
@@ -145,6 +180,14 @@ function markdown(results, info, targets) {
       .join(', ')}.`,
   )
   out.push(`Load average (1/5/15 min) before each case: ${results.map((x) => `${x.case} ${x.loadBefore}`).join('; ')}.`)
+  if (results.some((x) => x.busyBefore != null)) {
+    out.push('')
+    out.push(
+      `Each case starts once the machine is quiet (under 15 % of its CPU time busy over one second, waiting up to 60 s); the share over the last second before each case: ${results
+        .map((x) => `${x.case} ${x.busyBefore == null ? '–' : `${(x.busyBefore * 100).toFixed(0)} %`}`)
+        .join('; ')}.`,
+    )
+  }
   out.push(`Total time ${f0(results.reduce((a, x) => a + x.seconds, 0))} s.`)
   out.push('')
   out.push('### Targets')
