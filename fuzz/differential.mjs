@@ -266,8 +266,10 @@ const RESTORES = new Set(['DECRC', 'SCORC'])
  * What happens in xterm.js on the way through a case (piece by piece):
  * `pending` when a wrap is pending (the cursor past the last column) after
  * some piece but the last; `scrolledSave` when the main screen restores a
- * cursor saved before its rows scrolled (xterm.js keeps the saved row in
- * the buffer, so it moves with the text; xterm and DEC keep the screen row).
+ * cursor saved before its rows scrolled or the scrollback above them was
+ * erased (xterm.js keeps the saved row in the buffer, so it moves with the
+ * text; xterm and DEC keep the screen row). A soft reset (DECSTR) saves the
+ * home position.
  */
 function trace(kase) {
   const term = new Terminal({ cols: kase.cols, rows: kase.rows, scrollback: 1000, allowProposedApi: true, logLevel: 'off' })
@@ -288,7 +290,10 @@ function trace(kase) {
       if (restores && term.buffer.active.type === 'normal' && savedAt !== null) {
         scrolledSave ||= term.buffer.normal.baseY !== savedAt
       }
-      if (kind === 'RIS' || kind === 'DECSTR') savedAt = null
+      // RIS forgets the saved cursor; DECSTR saves home, which xterm.js keeps
+      // as a buffer row like any other save.
+      if (kind === 'RIS') savedAt = null
+      if (kind === 'DECSTR') savedAt = term.buffer.active.type === 'normal' ? term.buffer.normal.baseY : savedAt
       if (i < kase.pieces.length - 1) pending ||= term.buffer.active.cursorX >= kase.cols
     })
   } catch {
