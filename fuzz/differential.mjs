@@ -293,7 +293,7 @@ function trace(kase) {
       // RIS forgets the saved cursor; DECSTR saves home, which xterm.js keeps
       // as a buffer row like any other save.
       if (kind === 'RIS') savedAt = null
-      if (kind === 'DECSTR') savedAt = term.buffer.active.type === 'normal' ? term.buffer.normal.baseY : savedAt
+      if (kind === 'DECSTR' && term.buffer.active.type === 'normal') savedAt = term.buffer.normal.baseY
       if (i < kase.pieces.length - 1) pending ||= term.buffer.active.cursorX >= kase.cols
     })
   } catch {

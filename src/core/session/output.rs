@@ -6,7 +6,7 @@ use std::os::fd::RawFd;
 use std::time::Instant;
 
 use super::state::{Reader, Shared};
-use super::sys::write_some;
+use super::sys::{pending_input, write_some};
 use super::{OUTBOX_HIGH_WATER, READ_BATCH, STDERR_KEPT};
 use crate::core::transcript::{HeadTail, Stripper};
 
@@ -228,14 +228,6 @@ pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, small_is_all: bool) -> R
 
 /// The most EIOs [`read_into`] reads past in one call (see there).
 const EIO_READS_MAX: u32 = 8;
-
-/// Bytes waiting in the terminal's read buffer (`FIONREAD`); 0 if unknown.
-fn pending_input(fd: RawFd) -> usize {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int through the pointer.
-    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
-    if r < 0 { 0 } else { n.max(0) as usize }
-}
 
 /// Output kept for a one-shot run: stripped text, the head and the tail.
 #[derive(Debug)]

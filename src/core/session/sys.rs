@@ -84,6 +84,15 @@ pub(super) fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Bytes waiting to be read from `fd` (`FIONREAD`; on a pty master, in the
+/// terminal's read buffer); 0 if unknown.
+pub(super) fn pending_input(fd: RawFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, to `n`.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD as _, &mut n as *mut libc::c_int) };
+    if r < 0 { 0 } else { n.max(0) as usize }
+}
+
 pub(super) fn set_winsize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
     let size = libc::winsize {
         ws_row: rows,
