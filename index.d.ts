@@ -392,6 +392,8 @@ export declare class PtySession {
    * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen),
    * `ERR_ABORTED` when `signal` aborts, or, when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
    * Use `since` to wait for what comes after a point, e.g. the answer to input.
+   * `screen` is the screen when the match was seen: it shows all the output that matched (in the
+   * output, text that matched can already have scrolled off when more output followed at once).
    */
   waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot }>
   /**

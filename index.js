@@ -403,7 +403,12 @@ class PtySession {
         cursor = chunk.cursor
         match = test(output)
       }
-      if (match !== null) return { match, screen }
+      if (match !== null) {
+        // Output can arrive between the screen above and the read: the
+        // screen returned is taken after the read, so it shows at least the
+        // text that matched.
+        return { match, screen: where === 'output' ? this.#screenNow() : screen }
+      }
       if (signal && signal.aborted) {
         throw aborted(`waiting for ${describePattern(pattern)} in the ${where}${after}`, screen)
       }

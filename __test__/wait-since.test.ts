@@ -62,6 +62,31 @@ describe.concurrent('waitFor since', () => {
     expect(after.screen.text).toBe('apple\napple\nx')
   })
 
+  it('the screen returned with a match in the output shows the text that matched', async () => {
+    // Each answer ends with a prompt written in two pieces, so output often
+    // arrives while a wait looks: a screen taken before the output was read
+    // lacked the end of the prompt that matched (17 and 25 waits of 1000 in
+    // two runs here before the fix).
+    const rounds = 1000
+    const code = [
+      'import sys, time',
+      `for i in range(${rounds}):`,
+      '    sys.stdin.readline()',
+      "    sys.stdout.write('got ' + str(i) + '\\r\\n#>'); sys.stdout.flush()",
+      '    time.sleep(0.0002)',
+      "    sys.stdout.write('> '); sys.stdout.flush()",
+    ].join('\n')
+    await using s = PtySession.spawn({ command: 'python3', args: ['-c', code] })
+    const stale: string[] = []
+    for (let i = 0; i < rounds; i++) {
+      s.write('x\r')
+      const { match, screen } = await s.waitFor('#>> ', { since: 'input' })
+      expect(match).toBe('#>> ')
+      if (!screen.text.endsWith(`got ${i}\n#>>`)) stale.push(`${i}: ${JSON.stringify(screen.text.slice(-20))}`)
+    }
+    expect(stale).toEqual([])
+  })
+
   it("since: 'input' before any input counts from the start", async () => {
     await using s = PtySession.spawn({ command: 'sh', args: ['-c', 'echo ready; sleep 5'] })
     const { match } = await s.waitFor('ready', { since: 'input' })

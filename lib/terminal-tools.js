@@ -723,8 +723,10 @@ class TerminalSessions {
     }
     if (waitMs > 0 && s.exit === null) await this.#waitOutput(s, since ?? end, waitMs, since === undefined && end > 0)
     if (fields.screen === true) {
-      const screen = s.pty.screen()
+      // The cursor first: output arriving between the two calls is then on
+      // the screen and after the cursor (read again), never in neither.
       const read = s.pty.read({ tail: 0 })
+      const screen = s.pty.screen()
       return {
         ...this.#status(s),
         screen: {
