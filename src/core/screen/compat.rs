@@ -974,17 +974,20 @@ impl Compat {
         }
         if switches {
             let alt = run.parser.screen().alternate_screen();
-            if alt && !was_alt && self.margins[1].take().is_some() {
-                // Each visit to the alternate screen starts with full
-                // margins, as in xterm.js (it resets the alternate buffer
-                // when it is left); vt100 keeps the margins the last visit
-                // set. (The cursor this moves home is put back below.)
-                run.inject(b"\x1b[r");
-            }
-            if alt && !was_alt && !values.contains(&1049) {
-                // xterm's alternate screen is blank each time it is entered
-                // (vt100 clears it only for 1049).
-                run.inject(b"\x1b[2J");
+            if alt && !was_alt {
+                if self.margins[1].take().is_some() {
+                    // Each visit to the alternate screen starts with full
+                    // margins, as in xterm.js (it resets the alternate
+                    // buffer when it is left); vt100 keeps the margins the
+                    // last visit set. (The cursor this moves home is put
+                    // back below.)
+                    run.inject(b"\x1b[r");
+                }
+                if !values.contains(&1049) {
+                    // xterm's alternate screen is blank each time it is
+                    // entered (vt100 clears it only for 1049).
+                    run.inject(b"\x1b[2J");
+                }
             }
             let restored = !set && values.contains(&1049);
             if alt != was_alt && !restored {
