@@ -5,9 +5,9 @@
 // does (quotes, substitutions, groups) and runs nothing; the work is native
 // (src/core/shell/fixups.rs).
 
-const { invalidArg, describe, wrapNative } = require('./errors.js')
+const { invalidArg, describe } = require('./errors.js')
 
-const native = wrapNative(require('./binding.js'))
+const native = require('./addon.js')
 
 /** `{ command, stripped }`: the command without its trailing caps. */
 function applyBashFixups(command) {

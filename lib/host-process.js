@@ -18,7 +18,7 @@ if (typeof process.send !== 'function') {
   process.exit(2)
 }
 
-const { ToolRegistry } = require('../index.js')
+const { ToolRegistry } = require('./tool-registry.js')
 const { toolSetFromData } = require('./terminal-tools.js')
 const { MARKER, fromError, killSurvivors } = require('./host.js')
 

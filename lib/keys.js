@@ -1,12 +1,57 @@
 'use strict'
-// Key parsing for programs that read keys (an Electron front end, a TUI
-// written in Node): the bytes a terminal sent, to the key they stand for.
-// The parsers never throw; data that is not one key gives null or false.
-// The work is done natively (src/core/keys); this layer only checks types.
+// Keys both ways. encodeKeys: key names to the bytes a terminal sends for
+// them (what PtySession.sendKeys() writes). Key parsing, for programs that
+// read keys (an Electron front end, a TUI written in Node): the bytes a
+// terminal sent, to the key they stand for; the parsers never throw, data
+// that is not one key gives null or false. The work is done natively
+// (src/core/keys); this layer only checks types.
 
-const { wrapNative } = require('./errors.js')
+const { invalidArg, describe } = require('./errors.js')
+const { own, read } = require('./args.js')
+const native = require('./addon.js')
 
-const native = wrapNative(require('./binding.js'))
+/**
+ * The string a terminal sends for the named keys, concatenated:
+ * `encodeKeys(['ctrl+c'])` is `'\x03'`, `encodeKeys(['up'], { applicationCursor: true })`
+ * is `'\x1bOA'`. Throws `ERR_INVALID_ARG` for a bad argument or an unknown key.
+ */
+function encodeKeys(keys, modes) {
+  if (!Array.isArray(keys)) {
+    throw invalidArg(`keys must be an array of key names, got ${describe(keys)}`)
+  }
+  const names = []
+  const length = read(keys, 'length', 'keys')
+  for (let i = 0; i < length; i++) {
+    const name = read(keys, i, 'keys')
+    if (typeof name !== 'string') {
+      throw invalidArg(`keys[${i}] must be a key name string, got ${describe(name)}`)
+    }
+    names.push(name)
+  }
+  keys = names
+  if (modes !== undefined && modes !== null) {
+    if (typeof modes !== 'object' || Array.isArray(modes)) {
+      throw invalidArg(`modes must be an object, got ${describe(modes)}`)
+    }
+    modes = own(modes, 'modes')
+    for (const key of Object.keys(modes)) {
+      if (key === 'kittyFlags') {
+        const flags = modes[key]
+        if (flags !== undefined && !(Number.isInteger(flags) && flags >= 0 && flags <= 31)) {
+          throw invalidArg(`modes.kittyFlags must be an integer from 0 to 31, got ${describe(flags)}`)
+        }
+        continue
+      }
+      if (key !== 'applicationCursor' && key !== 'applicationKeypad') {
+        throw invalidArg(`unknown key "${key}" in modes (known: applicationCursor, applicationKeypad, kittyFlags)`)
+      }
+      if (modes[key] !== undefined && typeof modes[key] !== 'boolean') {
+        throw invalidArg(`modes.${key} must be a boolean, got ${describe(modes[key])}`)
+      }
+    }
+  }
+  return native.encodeKeys(keys, modes ?? undefined)
+}
 
 /** The bytes of key data as the native side takes them, or null. */
 function keyData(data) {
@@ -59,4 +104,4 @@ function matchesLegacySequence(data, keyName) {
   return native.matchesLegacySequence(bytes, keyName)
 }
 
-module.exports = { parseKey, matchesKey, parseKittySequence, matchesKittySequence, matchesLegacySequence }
+module.exports = { encodeKeys, parseKey, matchesKey, parseKittySequence, matchesKittySequence, matchesLegacySequence }

@@ -310,7 +310,8 @@ function registerTools(registry, ptypilot, options, modules) {
 function createServer(options, modules = []) {
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
-  const ptypilot = require('../index.js')
+  const { ToolRegistry, gitTool } = require('./tool-registry.js')
+  const ptypilot = { ToolRegistry, gitTool, terminalTools: require('./terminal-tools.js').terminalTools }
   const { version } = require('../package.json')
 
   /** Listeners of the registry's events (the progress trackers of calls in flight). */

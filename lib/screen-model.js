@@ -6,10 +6,9 @@
 // comparing the model with other terminal emulators.
 'use strict'
 
-const { describe, invalidArg, wrapNative } = require('./errors.js')
+const { describe, invalidArg } = require('./errors.js')
 const { isInstance, own, screenAttributes } = require('./args.js')
-// Every error from the binding gets a documented code (lib/errors.js).
-const native = wrapNative(require('./binding.js'))
+const native = require('./addon.js')
 
 class ScreenModel {
   #native

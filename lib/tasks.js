@@ -6,19 +6,10 @@
 // Nothing polls: the events come from the session's output callback and its
 // exit promise, which resolves only after every byte of output was delivered.
 
-/** Lazily: index.js re-exports this module, so it is only complete after loading. */
-function ptypilot() {
-  return require('../index.js')
-}
-
 const { codedError, describe } = require('./errors.js')
 const { checkSignal, own } = require('./args.js')
-
-function checkObject(value, what) {
-  if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
-    throw codedError('ERR_INVALID_ARG', `${what} must be an object, got ${describe(value)}`)
-  }
-}
+const { checkOptionsObject, deferred, rejectUnknown } = require('./common.js')
+const { PtySession } = require('./pty-session.js')
 
 function checkMillis(value, what) {
   if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1e12)) {
@@ -50,10 +41,10 @@ class TaskRunner {
   #keepFinished
 
   constructor(options) {
-    checkObject(options, 'options')
+    checkOptionsObject(options, 'options')
     const { defaults, onEvent, keepFinished = DEFAULT_KEEP_FINISHED, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', RUNNER_KEYS)
-    checkObject(defaults, 'options.defaults')
+    checkOptionsObject(defaults, 'options.defaults')
     if (onEvent !== undefined && typeof onEvent !== 'function') {
       throw codedError('ERR_INVALID_ARG', `options.onEvent must be a function, got ${describe(onEvent)}`)
     }
@@ -79,7 +70,7 @@ class TaskRunner {
   }
 
   start(options) {
-    checkObject(options, 'options')
+    checkOptionsObject(options, 'options')
     if (!options) throw codedError('ERR_INVALID_ARG', 'start() needs options with a `command`')
     const { name, raw = false, ...ptyOptions } = { ...this.#defaults, ...own(options, 'options') }
     if (name !== undefined && typeof name !== 'string') {
@@ -105,7 +96,7 @@ class TaskRunner {
     // Spawn errors (ERR_SPAWN, ERR_INVALID_ARG) are thrown here: a task that
     // never started has no events.
     const onLog = (chunk) => this.#emit({ type: 'task_log', taskId, chunk })
-    const session = ptypilot().PtySession.spawn(ptyOptions, onLog, { raw })
+    const session = PtySession.spawn(ptyOptions, onLog, { raw })
     this.#next++
     task.session = session
     task.pid = session.pid
@@ -190,7 +181,7 @@ class TaskRunner {
 
   async wait(taskId, options) {
     const task = this.#task(taskId, 'wait')
-    checkObject(options, 'options')
+    checkOptionsObject(options, 'options')
     const { timeoutMs, signal, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['timeoutMs', 'signal'])
     checkMillis(timeoutMs, 'options.timeoutMs')
@@ -224,7 +215,7 @@ class TaskRunner {
 
   async cancel(taskId, options) {
     const task = this.#task(taskId, 'cancel')
-    checkObject(options, 'options')
+    checkOptionsObject(options, 'options')
     const { graceMs, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['graceMs'])
     checkMillis(graceMs, 'options.graceMs')
@@ -265,19 +256,6 @@ function displayName(options) {
   } catch {
     // Options the session will refuse (with a coded error) anyway.
     return 'task'
-  }
-}
-
-function deferred() {
-  let resolve
-  const promise = new Promise((r) => (resolve = r))
-  return { promise, resolve }
-}
-
-function rejectUnknown(rest, what, known) {
-  const extra = Object.keys(rest)
-  if (extra.length > 0) {
-    throw codedError('ERR_INVALID_ARG', `unknown option ${what}.${extra[0]}; known options: ${known.join(', ')}`)
   }
 }
 

@@ -24,6 +24,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { codedError, describe, invalidArg } = require('./errors.js')
 const { jsonValue } = require('./args.js')
+const { kWriteInput, kSpawnUnref } = require('./common.js')
 
 const kToolSet = Symbol('ptypilot.toolSet')
 
@@ -975,11 +976,6 @@ function errorText(name, err) {
   if (err.code === 'ERR_UNKNOWN_HANDLE') parts.push('pty_list shows the sessions; pty_start starts one.')
   return parts.join(' ')
 }
-
-/** Internal: PtySession's "type input with named keys" (index.js installs it). */
-const kWriteInput = Symbol.for('ptypilot.writeInput')
-/** Internal: PtySession's spawn of a session that does not keep the event loop alive. */
-const kSpawnUnref = Symbol.for('ptypilot.spawnUnref')
 
 module.exports = {
   terminalTools,

@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path'
 import { expect, test as baseTest, Snapshots } from 'vitest'
 
 const require = createRequire(import.meta.url)
-const { PtySession } = require('../index.js')
+const { PtySession } = require('./pty-session.js')
 
 /** Waits default to this when no test timeout bounds them (as `PtySession`). */
 const FALLBACK_WAIT_MS = 10000
