@@ -1,4 +1,4 @@
-// Error codes: the documented union (index.d.ts) is the list the JS layer
+// Error codes: the documented union (lib/errors.d.ts) is the list the JS layer
 // uses (lib/errors.js) and covers every code the native side can produce
 // (src/core/error.rs); and a seeded sweep of hostile arguments over the
 // whole public API, where every failure must carry a documented code.
@@ -33,10 +33,10 @@ const unionIsCovered: [Missing] extends [never] ? true : false = true
 const root = new URL('..', import.meta.url)
 
 describe('error codes stay in step', () => {
-  it('the union in index.d.ts is the list lib/errors.js maps to', () => {
+  it('the union in lib/errors.d.ts is the list lib/errors.js maps to', () => {
     expect(unionIsCovered).toBe(true)
     expect([...CODES].sort()).toEqual([...ALL].sort())
-    const dts = readFileSync(new URL('index.d.ts', root), 'utf8')
+    const dts = readFileSync(new URL('lib/errors.d.ts', root), 'utf8')
     const union = /export type PtypilotErrorCode =([^;]*?)\n\n/s.exec(dts)?.[1] ?? ''
     expect([...union.matchAll(/'(ERR_[A-Z_]+)'/g)].map((m) => m[1]).sort()).toEqual([...ALL].sort())
   })

@@ -6,7 +6,7 @@
 // @types/node). Also: what the tarballs hold, the glibc the binary needs, and
 // that versions and entry points agree.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { execFile, spawnSync } from 'node:child_process'
@@ -141,6 +141,10 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
       expect(file).not.toMatch(/(^|\/)(__test__|fixtures|test|tests)\/|\.test\.|\.node$/)
     }
     expect(packs.root.files).toEqual(expect.arrayContaining(['LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js']))
+    // index.d.ts re-exports the declarations beside each module: every one must ship.
+    const declared = readdirSync(join(repo, 'lib')).filter((f) => f.endsWith('.d.ts')).map((f) => `lib/${f}`)
+    expect(declared.length).toBeGreaterThan(10)
+    expect(packs.root.files).toEqual(expect.arrayContaining(declared))
     expect(packs.platform.files.sort()).toEqual(['LICENSE', 'README.md', 'package.json', `ptypilot.${key}.node`])
   })
 

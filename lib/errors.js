@@ -1,7 +1,7 @@
 'use strict'
 // Errors: the one place that decides what a caller sees when something
 // fails. Every error the package throws or rejects with is an Error with a
-// stable `code` from CODES (documented in index.d.ts as PtypilotErrorCode)
+// stable `code` from CODES (documented in lib/errors.d.ts as PtypilotErrorCode)
 // and a message that names the offending value or field.
 //
 // The native side makes coded errors itself (src/error.rs, src/core/error.rs).

@@ -14,7 +14,7 @@
 // an undo). `rebuildScreen(previous, text, earlier)` is the inverse: it
 // applies a view to the previous screen and gives back the new one exactly.
 //
-// The format is documented in index.d.ts (`screenView`) and in the README
+// The format is documented in lib/lean-screen.d.ts (`screenView`) and in the README
 // ("Lean screens").
 
 const { invalidArg, describe } = require('./errors.js')

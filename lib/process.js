@@ -2,7 +2,7 @@
 // Process: one process found by pid or by executable, remembered by pid and
 // start time so that it never reaches another process that reuses the pid;
 // its tree can be listed, signalled and terminated. Argument checks included;
-// the contract is in index.d.ts.
+// the contract is in lib/process.d.ts.
 
 const { invalidArg, describe, mapError } = require('./errors.js')
 const { isInstance, own } = require('./args.js')
@@ -31,7 +31,7 @@ function checkNumber(value, what) {
 /**
  * One process, found by pid or by executable, remembered by pid and start
  * time so that it never reaches another process that reuses the pid. See
- * index.d.ts for the contract.
+ * lib/process.d.ts for the contract.
  */
 class Process {
   #native

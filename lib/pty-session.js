@@ -2,7 +2,7 @@
 // PtySession (a program in a pseudo-terminal: screen, keys, waits, output
 // listeners, stop-leaving-nothing) and exec (run one program to its end and
 // collect its output), with their argument checks and wait helpers. The
-// contract is in index.d.ts.
+// contract is in lib/pty-session.d.ts.
 
 const { codedError, invalidArg, describe } = require('./errors.js')
 const { checkSignal, isInstance, own, read, screenAttributes } = require('./args.js')
@@ -28,7 +28,7 @@ const kStartCaptured = Symbol('startCaptured')
 const kCaptured = Symbol('captured')
 
 /**
- * A program running in a pseudo-terminal. See index.d.ts for the contract.
+ * A program running in a pseudo-terminal. See lib/pty-session.d.ts for the contract.
  */
 class PtySession {
   #native = new native.NativeSession()

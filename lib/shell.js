@@ -1,7 +1,7 @@
 'use strict'
 // Shell (a persistent shell that runs one command at a time and knows when
 // each one ends) and executeShell (one command in a fresh shell), with their
-// argument checks. The contract is in index.d.ts.
+// argument checks. The contract is in lib/shell.d.ts.
 
 const { invalidArg, describe } = require('./errors.js')
 const { checkSignal, isInstance, own, read } = require('./args.js')
@@ -10,7 +10,7 @@ const { guarded, checkFunction, checkOptionsObject, withSignal, baseEnv } = requ
 
 /**
  * A persistent shell that runs one command at a time and knows when each one
- * ends. See index.d.ts for the contract.
+ * ends. See lib/shell.d.ts for the contract.
  */
 class Shell {
   #native

@@ -29,7 +29,7 @@ const DEFAULT_KEEP_FINISHED = 100
 const RUNNER_KEYS = ['defaults', 'onEvent', 'keepFinished']
 
 /**
- * Runs tasks in pseudo-terminals and emits their events. See index.d.ts for
+ * Runs tasks in pseudo-terminals and emits their events. See lib/tasks.d.ts for
  * the contract.
  */
 class TaskRunner {

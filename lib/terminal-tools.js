@@ -306,7 +306,7 @@ function normalizeOptions(options) {
 // ---------- the ToolSet ----------
 
 /**
- * The terminal tool set. See index.d.ts (`terminalTools`, `ToolSet`).
+ * The terminal tool set. See lib/terminal-tools.d.ts (`terminalTools`, `ToolSet`).
  */
 function terminalTools(options) {
   const opts = normalizeOptions(options)

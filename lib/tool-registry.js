@@ -3,7 +3,7 @@
 // abort calls, tool sets such as the terminal tools beside them, replies
 // rendered for the model) and gitTool (the built-in git tool), with their
 // argument checks. `isolation: 'process'` hands over to lib/host.js. The
-// contract is in index.d.ts.
+// contract is in lib/tool-registry.d.ts.
 
 const { codedError, invalidArg, describe } = require('./errors.js')
 const { jsonValue, own, read } = require('./args.js')
@@ -26,7 +26,7 @@ const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-responses', 'mcp']
 
 /**
  * Tools an LLM drives with spawn / fetch / apply / abort calls, and tool sets
- * (the terminal tools) beside them. See index.d.ts.
+ * (the terminal tools) beside them. See lib/tool-registry.d.ts.
  */
 class ToolRegistry {
   #native

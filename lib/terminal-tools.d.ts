@@ -1,0 +1,268 @@
+/// <reference types="node" />
+// Types of the terminal tool set: terminalTools(), its options, each tool's
+// input and result (lib/terminal-tools.js).
+
+import type { ScreenSnapshot } from './pty-session.js'
+
+/**
+ * What a host may gate a terminal tool on: `'start'` (pty_exec, pty_start run a program),
+ * `'input'` (pty_send types into one), `'stop'` (pty_stop ends one), `'read'` (pty_read,
+ * pty_list change nothing).
+ */
+export type PermissionClass = 'start' | 'input' | 'stop' | 'read'
+
+/**
+ * A tool's input schema as sent to providers: a flat JSON Schema object (no top-level `oneOf`,
+ * which Anthropic and OpenAI reject). Assignable to the SDKs' schema types.
+ */
+export type ToolInputSchema = {
+  type: 'object'
+  properties: { [field: string]: { [keyword: string]: unknown } }
+  required: string[]
+  additionalProperties: false
+  [keyword: string]: unknown
+}
+
+/** MCP tool annotations (hints for the client; the terminal tools carry them). */
+export type McpToolAnnotations = {
+  title?: string
+  /** The tool does not change its environment (`read` tools). */
+  readOnlyHint?: boolean
+  /** The tool may destroy or end something (`start`, `input`, `stop` tools). */
+  destructiveHint?: boolean
+  /** Calling it again with the same input has no further effect. */
+  idempotentHint?: boolean
+  /** The tool reaches beyond the program it drives (runs arbitrary commands). */
+  openWorldHint?: boolean
+}
+
+/** One tool of a tool set, as `definitions()` sends it and as a host gates it. */
+export interface ToolSetTool {
+  readonly name: string
+  readonly description: string
+  /** What the tool does, for a host's permission prompt or policy. */
+  readonly permission: PermissionClass
+  /** The input schema (optional fields optional). */
+  readonly inputSchema: ToolInputSchema
+  /** The input schema in OpenAI's strict form (every field required, optional ones nullable). */
+  readonly strictSchema: ToolInputSchema
+  /**
+   * MCP annotations derived from the permission class: `read` is read-only and idempotent,
+   * `stop` destructive and idempotent, `start` and `input` destructive.
+   */
+  readonly annotations: McpToolAnnotations
+}
+
+/**
+ * A set of tools that `ToolRegistry.register()` accepts beside interactive tools; made by
+ * `terminalTools()`. Plain data (frozen): the registry that registers it keeps the sessions.
+ */
+export interface ToolSet {
+  readonly kind: 'terminal'
+  readonly name: string
+  /** The options, checked, with the defaults filled in. */
+  readonly options: Readonly<Required<Omit<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>>> &
+    Pick<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>
+  readonly tools: readonly ToolSetTool[]
+}
+
+/** Options of `terminalTools()`; every limit has a default. */
+export interface TerminalToolsOptions {
+  /** Working directory of the programs (a call's `cwd` is relative to it). @default the registry's `cwd`, else process.cwd() */
+  cwd?: string
+  /** Sessions running at once; the next start is `ERR_LIMIT`. Exited sessions kept for reading: as many. @default 16 */
+  maxSessions?: number
+  /**
+   * Where output too long to inline is written (created when needed). @default a fresh
+   * directory `ptypilot-output-*` in the OS temp directory. The files are not deleted: the model
+   * reads them afterwards.
+   */
+  spillDir?: string
+  /**
+   * Which programs pty_exec and pty_start may run: a function of the `command` as given, or a
+   * list of commands, each matching a command exactly as given: a bare name (looked up on PATH)
+   * allows that name only, a path allows that path only (`python3` does not allow
+   * `/tmp/x/python3`). A refused call is `ERR_INVALID_INPUT`
+   * (`denied: true`) and its reply says so. With `isolation: 'process'` a function stays in this
+   * process and is checked before the call is forwarded; a list crosses to the host.
+   * @default every program
+   */
+  allow?: ((command: string) => boolean) | string[]
+  /** Environment variables set for the programs, over the inherited ones (`undefined` removes one). */
+  env?: Record<string, string | undefined>
+  /** Terminal size of the sessions. @default 120 */
+  cols?: number
+  /** @default 30 */
+  rows?: number
+  /** Output inlined at most, in lines; more is written to a file (head and tail inline). @default 2000 */
+  maxOutputLines?: number
+  /** Output inlined at most, in bytes (UTF-8); more is written to a file. @default 51200 */
+  maxOutputBytes?: number
+  /** pty_exec's `timeout_ms` when the call gives none. @default 60000 */
+  defaultTimeoutMs?: number
+  /** The largest `timeout_ms` pty_exec accepts. @default 300000 */
+  maxTimeoutMs?: number
+  /** The largest `wait_ms` pty_read accepts. @default 30000 */
+  maxWaitMs?: number
+  /** pty_stop (and `abortAll()`): grace between TERM and KILL for the tree. @default 2000 */
+  stopGraceMs?: number
+}
+
+/** `pty_exec` input. */
+export interface PtyExecInput {
+  /** The executable (no shell), looked up on PATH. */
+  command: string
+  args?: string[] | null
+  /** Relative to the set's working directory. */
+  cwd?: string | null
+  /** @default 60000, at most `maxTimeoutMs` */
+  timeout_ms?: number | null
+}
+/** `pty_start` input. */
+export interface PtyStartInput {
+  command: string
+  args?: string[] | null
+  cwd?: string | null
+  /** A label shown by pty_list. */
+  title?: string | null
+}
+/** `pty_read` input. */
+export interface PtyReadInput {
+  id: string
+  /** Only output after this cursor (from a previous result). */
+  since?: number | null
+  /** Only the last this many lines. */
+  tail?: number | null
+  /** Wait up to this long for new output first (at most `maxWaitMs`). */
+  wait_ms?: number | null
+  /** The current screen instead of the output. */
+  screen?: boolean | null
+  /**
+   * With `screen`, every row: `respond()` otherwise sends a screen that changed only in part
+   * since the last screen read of the session as a partial view (`call()` always gives the whole
+   * screen).
+   */
+  full?: boolean | null
+}
+/** `pty_send` input: text and named keys (`"print(1)<enter>"`, `"<ctrl+c>"`) as `apply` takes them. */
+export interface PtySendInput {
+  id: string
+  input: string
+}
+/** `pty_stop` input. */
+export interface PtyStopInput {
+  id: string
+}
+
+/** A session's state in a result. */
+export interface TerminalStatus {
+  /** The session id (`'pty1'`, ...). */
+  id: string
+  status: 'running' | 'exited'
+  exitCode: number | null
+  /** The signal that ended it (`'SIGTERM'`), or null. */
+  signal: string | null
+}
+
+/** Output in a result: the text since the cursor asked for, inline or spilled to a file. */
+export interface TerminalOutput {
+  /**
+   * The output, stripped of terminal escapes (`\n` line ends); when spilled, its first 50 and last
+   * 150 lines around a marker naming the file.
+   */
+  output: string
+  /** Pass as `since` to read only what comes after. */
+  cursor: number
+  /** Older output was dropped from the session's buffer (8 MiB kept) before it was read. */
+  truncated: boolean
+  /** Lines of the whole output. */
+  lines: number
+  /** UTF-8 bytes of the whole output. */
+  bytes: number
+  /** The file holding the whole output when it was over `maxOutputLines` / `maxOutputBytes`, else null. */
+  spillPath: string | null
+}
+
+/**
+ * `pty_exec`: the program's exit and output; or, when it did not finish within `timeout_ms`
+ * (`timedOut`), the output so far and the id of the session it keeps running in.
+ */
+export interface PtyExecResult extends TerminalStatus, TerminalOutput {
+  timedOut: boolean
+  /** The timeout that applied. */
+  timeoutMs: number
+}
+/** A session's description (`pty_start`, `pty_list`). */
+export interface TerminalSessionInfo extends TerminalStatus {
+  command: string
+  args: string[]
+  title: string | null
+  cwd: string
+  pid: number | null
+  /** Milliseconds since the Unix epoch. */
+  startedAt: number
+  /** The end of its output so far (a read `since` it gets what comes next). */
+  cursor: number
+}
+/** `pty_start`: the new session. */
+export type PtyStartResult = TerminalSessionInfo
+/** `pty_read` without `screen`: the output (`since`, `tail`). */
+export interface PtyOutputResult extends TerminalStatus, TerminalOutput {
+  screen?: undefined
+}
+/** `pty_read { screen: true }`: the screen. */
+export interface PtyScreenResult extends TerminalStatus {
+  /** The end of the output so far. */
+  cursor: number
+  screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
+}
+/** `pty_read`: the output, or with `screen: true` the screen. */
+export type PtyReadResult = PtyOutputResult | PtyScreenResult
+/** `pty_send`: bytes written, and the cursor of the output before them (read the answer from it). */
+export interface PtySendResult {
+  id: string
+  bytes: number
+  cursor: number
+}
+/** `pty_list`. */
+export interface PtyListResult {
+  sessions: TerminalSessionInfo[]
+}
+/** `pty_stop`: how the session ended (it is removed). */
+export interface PtyStopResult extends TerminalStatus {
+  status: 'exited'
+  /** True when pty_stop (or `abortAll`) ended it; false when it had exited already. */
+  stopped: boolean
+}
+/** Any terminal tool result. */
+export type TerminalToolResult =
+  | PtyExecResult
+  | PtyStartResult
+  | PtyReadResult
+  | PtySendResult
+  | PtyListResult
+  | PtyStopResult
+
+/**
+ * The terminal tool set, for agents that need a general terminal beside their domain tools:
+ *
+ * - `pty_exec { command, args?, cwd?, timeout_ms? }` runs a program to completion (default
+ *   60 000 ms, at most 300 000) and returns its exit code and output; if it does not finish in
+ *   time, the output so far and a session id — it keeps running for `pty_read`;
+ * - `pty_start { command, args?, cwd?, title? }` starts a persistent session, returns its id;
+ * - `pty_read { id, since?, tail?, wait_ms?, screen? }` returns the output since a cursor
+ *   (without `since`: from the start, `tail` limiting it), stripped of escapes, after waiting up to
+ *   `wait_ms` (at most 30 000) for new output, with the session state and the new cursor; with
+ *   `screen: true` the current screen;
+ * - `pty_send { id, input }` types text, raw escapes and named keys (`<enter>`, `<ctrl+c>`, `<up>`);
+ * - `pty_list {}` lists the sessions; `pty_stop { id }` terminates a session's whole process tree
+ *   (TERM, grace, KILL — descendants that left the group or the session too) and removes it.
+ *
+ * Programs run without a shell (argv) in a pseudo-terminal of `cols`×`rows`. Output over
+ * 2 000 lines or 50 KiB is written to a file whose path is returned, with the head and tail
+ * inline. A running session does not keep the process alive (it is killed when the process
+ * exits), as a registry's handles. Each tool has a `permission` class and MCP annotations. Register it with
+ * `registry.register(terminalTools())`; `call()` gives typed results, `respond()` text.
+ * `ERR_INVALID_ARG` for a bad option.
+ */
+export declare function terminalTools(options?: TerminalToolsOptions): ToolSet
