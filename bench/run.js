@@ -36,6 +36,8 @@ const CASES = [
   { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
   { name: 'lean', args: QUICK ? ['--rounds=1'] : ['--rounds=2'] },
   { name: 'busy', args: QUICK ? ['--rounds=1', '--n=20'] : ['--rounds=3', '--n=100'] },
+  // Mostly waiting (the peer's timeouts): minutes, and a first run installs the peer.
+  { name: 'agent-tasks', args: QUICK ? ['--repeats=1'] : ['--repeats=3'], timeoutMs: 900_000 },
   // Last: starting hundreds of shells at once disturbs whatever runs right after.
   { name: 'memory', args: QUICK ? ['--repeats=1', '--n=100'] : ['--repeats=2', '--n=500'] },
   {
@@ -141,7 +143,7 @@ function runCase(c) {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 300_000,
+    timeout: c.timeoutMs ?? 300_000,
   })
   const line = (out.stdout || '').split('\n').find((l) => l.startsWith('@@RESULT '))
   if (out.status !== 0 || !line) {
@@ -376,7 +378,53 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
+  if (r['agent-tasks']) {
+    const x = r['agent-tasks']
+    const servers = [...new Set(x.rows.map((row) => row.server))]
+    const version = (s) => x.rows.find((row) => row.server === s)?.version ?? '?'
+    out.push(`### 11. Agent tasks over MCP (${x.tasks.length} tasks × ${x.repeats} runs per server; median (min–max) per task)`)
+    out.push('')
+    out.push(
+      `The same tasks through \`ptypilot mcp\` (${version('ptypilot')}) and DesktopCommander's MCP server (${DC_LABEL} ${x.dcVersion}), with the same MCP SDK client and a script per server doing what a competent agent would with its tools (bench/cases/agent-tasks.js): it acts on what each reply says, reads again while a program runs, and with DesktopCommander reads until it reports the exit (its replies do not say a program ended otherwise); DesktopCommander's \`start_process\` gets \`timeout_ms: 5000\` and \`interact_with_process\` its default. Wall time is from the task's first call to its last reply, without a model's thinking. "Prompt latency" is from the moment the program blocks on its prompt (it stamps the clock right before its read) to the reply at the client, over the steps that wait for a prompt (the REPL, the delayed and the password prompt).`,
+    )
+    out.push('')
+    out.push('| task | server | succeeded | wall time (ms) | tool calls | characters returned | prompt latency (ms) |')
+    out.push('| --- | --- | --- | --- | --- | --- | --- |')
+    for (const task of x.tasks) {
+      for (const s of servers) {
+        const row = x.rows.find((y) => y.server === s && y.task === task)
+        const lat = row.promptLatency ? spread(row.promptLatency, f0) : '–'
+        out.push(`| ${task} | ${s === 'ptypilot' ? 'ptypilot' : DC_LABEL} | ${row.ok}/${row.runs} | ${spread(row.ms, f0)} | ${spread(row.calls, f0)} | ${spread(row.chars, f0)} | ${lat} |`)
+      }
+    }
+    for (const s of servers) {
+      const rows = x.rows.filter((y) => y.server === s)
+      const t = agentTotals(rows)
+      out.push(`| **all** | ${s === 'ptypilot' ? 'ptypilot' : DC_LABEL} | ${t.ok}/${t.runs} | ${f0(t.ms)} | ${f0(t.calls)} | ${f0(t.chars)} | max ${t.maxLatency === null ? '–' : f1(t.maxLatency)} |`)
+    }
+    out.push('')
+    const failures = x.rows.filter((y) => y.failures.length > 0)
+    if (failures.length > 0) {
+      out.push('Failed runs: ' + failures.map((y) => `${y.server} ${y.task}: ${[...new Set(y.failures)].join('; ')}`).join('. ') + '.')
+      out.push('')
+    }
+  }
   return out.join('\n')
+}
+
+const DC_LABEL = 'DesktopCommander'
+
+/** Totals of one server's agent-task rows: runs, successes, and the sums of the per-task medians. */
+function agentTotals(rows) {
+  const lat = rows.filter((y) => y.promptLatency).map((y) => y.promptLatency.max)
+  return {
+    runs: rows.reduce((a, y) => a + y.runs, 0),
+    ok: rows.reduce((a, y) => a + y.ok, 0),
+    ms: rows.reduce((a, y) => a + y.ms.median, 0),
+    calls: rows.reduce((a, y) => a + y.calls.median, 0),
+    chars: rows.reduce((a, y) => a + y.chars.median, 0),
+    maxLatency: lat.length ? Math.max(...lat) : null,
+  }
 }
 
 function targetsOf(results) {
@@ -502,6 +550,38 @@ function targetsOf(results) {
       measured: `${x.lean} of ${x.full} characters (${r.lean.rows.map((row) => `${row.session} ${f0((100 * row.lean) / row.full)} %`).join(', ')})`,
       ratio: `${f1((100 * x.lean) / x.full)} %`,
       ok: x.lean <= 0.35 * x.full,
+    })
+  }
+  if (r['agent-tasks']) {
+    const x = r['agent-tasks']
+    const ours = agentTotals(x.rows.filter((y) => y.server === 'ptypilot'))
+    const peerRows = x.rows.filter((y) => y.server === 'desktop-commander')
+    if (ours.runs > 0) t.push({
+      what: 'agent tasks over MCP: every task succeeds',
+      measured: `ptypilot ${ours.ok}/${ours.runs} runs${peerRows.length ? `; ${DC_LABEL} ${agentTotals(peerRows).ok}/${agentTotals(peerRows).runs}` : ''}`,
+      ratio: '',
+      ok: ours.ok === ours.runs,
+    })
+    if (ours.runs > 0 && peerRows.length) {
+      const peer = agentTotals(peerRows)
+      t.push({
+        what: `agent tasks over MCP: total wall time ≤ ⅓ of ${DC_LABEL}'s (sum of the per-task medians)`,
+        measured: `${f0(ours.ms)} vs ${f0(peer.ms)} ms`,
+        ratio: `${f2(ours.ms / peer.ms)}× (≤ 0.33 is met)`,
+        ok: ours.ms * 3 <= peer.ms,
+      })
+      t.push({
+        what: `agent tasks over MCP: no more tool calls than ${DC_LABEL}`,
+        measured: `${f0(ours.calls)} vs ${f0(peer.calls)} calls`,
+        ratio: `${f2(ours.calls / peer.calls)}×`,
+        ok: ours.calls <= peer.calls,
+      })
+    }
+    if (ours.runs > 0) t.push({
+      what: 'agent tasks over MCP: every step waiting for a prompt ends within 30 ms of the prompt',
+      measured: `worst ${ours.maxLatency === null ? '–' : f1(ours.maxLatency)} ms over ${x.rows.filter((y) => y.server === 'ptypilot' && y.promptLatency).reduce((a, y) => a + y.promptLatency.n, 0)} steps`,
+      ratio: '',
+      ok: ours.maxLatency !== null && ours.maxLatency <= 30,
     })
   }
   if (r.memory) {
