@@ -5,7 +5,8 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::keys::{self, KeyModes};
+use crate::core::keys::{self, KeyModes, MouseAction, MouseButton, MouseEvent};
+use crate::core::{Error as CoreError, Result as CoreResult};
 use crate::error::IntoJs;
 
 /// The terminal modes that change what keys send.
@@ -125,4 +126,126 @@ pub fn matches_kitty_sequence(data: KeyData, codepoint: u32, modifier: u32) -> b
 #[cfg_attr(test, allow(dead_code))]
 pub fn matches_legacy_sequence(data: KeyData, key_name: String) -> bool {
     keys::matches_legacy_sequence(bytes_of(&data), &key_name)
+}
+
+/// The mouse reports a program asked for.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct MouseMode {
+    /// Which events are reported: `'x10'` (mode 9, presses), `'normal'`
+    /// (1000, presses and releases), `'button'` (1002, and drags), `'any'`
+    /// (1003, and all motion), or `null` when the program has not enabled
+    /// mouse reporting.
+    pub tracking: Option<String>,
+    /// How reports are written: `'default'` (bytes, up to column 223),
+    /// `'utf8'` (1005), `'sgr'` (1006) or `'urxvt'` (1015).
+    pub encoding: String,
+}
+
+impl From<keys::MouseMode> for MouseMode {
+    fn from(mode: keys::MouseMode) -> Self {
+        MouseMode {
+            tracking: mode.tracking.name().map(str::to_owned),
+            encoding: mode.encoding.name().to_owned(),
+        }
+    }
+}
+
+/// One mouse event to send (internal: `session.mouse` builds it).
+#[napi(object, object_to_js = false)]
+pub struct MouseEventInput {
+    /// `'press'`, `'release'` or `'move'`.
+    pub action: String,
+    /// `'left'`, `'middle'`, `'right'`, `'wheelUp'`, `'wheelDown'`,
+    /// `'wheelLeft'`, `'wheelRight'`; for `'move'`, the button held or none.
+    pub button: Option<String>,
+    /// Column, 0-based.
+    pub col: u32,
+    /// Row, 0-based.
+    pub row: u32,
+    /// Shift held.
+    pub shift: Option<bool>,
+    /// Alt (meta) held.
+    pub alt: Option<bool>,
+    /// Ctrl held.
+    pub ctrl: Option<bool>,
+}
+
+impl TryFrom<MouseEventInput> for MouseEvent {
+    type Error = CoreError;
+
+    fn try_from(input: MouseEventInput) -> CoreResult<MouseEvent> {
+        let action = match input.action.as_str() {
+            "press" => MouseAction::Press,
+            "release" => MouseAction::Release,
+            "move" => MouseAction::Move,
+            other => {
+                return Err(CoreError::invalid_arg(format!(
+                    "a mouse action is 'press', 'release' or 'move', got {other:?}"
+                )));
+            }
+        };
+        let button = match input.button.as_deref() {
+            None => None,
+            Some(name) => Some(MouseButton::from_name(name).ok_or_else(|| {
+                CoreError::invalid_arg(format!(
+                    "unknown mouse button {name:?}; known: left, middle, right, wheelUp, wheelDown, wheelLeft, wheelRight"
+                ))
+            })?),
+        };
+        Ok(MouseEvent {
+            action,
+            button,
+            col: input.col,
+            row: input.row,
+            shift: input.shift.unwrap_or(false),
+            alt: input.alt.unwrap_or(false),
+            ctrl: input.ctrl.unwrap_or(false),
+        })
+    }
+}
+
+/// A mouse report read back from the bytes a terminal sent.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct MouseSequence {
+    /// `'press'`, `'release'` or `'move'`.
+    pub action: String,
+    /// `'left'`, `'middle'`, `'right'`, `'wheelUp'`, `'wheelDown'`,
+    /// `'wheelLeft'`, `'wheelRight'`; `null` for motion with no button held,
+    /// and for a release in an encoding that does not name the button
+    /// (all but SGR).
+    pub button: Option<String>,
+    /// Column, 0-based.
+    pub col: u32,
+    /// Row, 0-based.
+    pub row: u32,
+    /// Shift held.
+    pub shift: bool,
+    /// Alt (meta) held.
+    pub alt: bool,
+    /// Ctrl held.
+    pub ctrl: bool,
+    /// The encoding it was written in: `'default'`, `'utf8'`, `'sgr'` or
+    /// `'urxvt'` (default and UTF-8 read the same below column 95: such a
+    /// report reads as `'default'`).
+    pub encoding: String,
+}
+
+/// Parses one mouse report (any encoding: default, UTF-8, SGR, urxvt), or
+/// `null` when `data` is not exactly one.
+#[napi(js_name = "parseMouseSequence", catch_unwind)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn parse_mouse_sequence(data: KeyData) -> Option<MouseSequence> {
+    keys::parse_mouse(bytes_of(&data)).map(|report| {
+        let e = report.event;
+        MouseSequence {
+            action: e.action.name().to_owned(),
+            button: e.button.map(|b| b.name().to_owned()),
+            col: e.col,
+            row: e.row,
+            shift: e.shift,
+            alt: e.alt,
+            ctrl: e.ctrl,
+            encoding: report.encoding.name().to_owned(),
+        }
+    })
 }

@@ -517,6 +517,30 @@ impl NativeSession {
         Ok(())
     }
 
+    /// Sends one mouse event, encoded for the tracking mode and encoding the
+    /// program enabled. `false` when that mode does not report this kind of
+    /// event (motion under mode 1000), so nothing was sent. `ERR_MOUSE_OFF`
+    /// when the program has not enabled mouse reporting; `ERR_INVALID_ARG`
+    /// for a cell its encoding cannot reach.
+    #[napi(catch_unwind)]
+    pub fn mouse(&self, env: &Env, event: crate::keys::MouseEventInput) -> Result<bool> {
+        let session = self.live(env, "send a mouse event to")?;
+        let event = keys::MouseEvent::try_from(event).into_js(env)?;
+        let Some(bytes) = keys::encode_mouse(&event, session.modes().mouse).into_js(env)? else {
+            return Ok(false);
+        };
+        self.note_input(session);
+        session.write(&bytes).into_js(env)?;
+        self.arm();
+        Ok(true)
+    }
+
+    /// The mouse reports the program asked for.
+    #[napi(catch_unwind)]
+    pub fn mouse_mode(&self, env: &Env) -> Result<crate::keys::MouseMode> {
+        Ok(self.started(env)?.modes().mouse.into())
+    }
+
     /// Resizes the terminal; the program sees the new size (SIGWINCH).
     #[napi(catch_unwind)]
     pub fn resize(&self, env: &Env, cols: f64, rows: f64) -> Result<()> {
@@ -584,6 +608,14 @@ impl NativeSession {
     pub fn screen_styled(&self, env: &Env) -> Result<StyledScreen> {
         let (snap, styles, seq) = self.started(env)?.styled_snapshot();
         Ok(StyledScreen::new(snap, styles, seq))
+    }
+
+    /// The screen now with every row's cells, one run per cell (what
+    /// `screenshot()` draws).
+    #[napi(catch_unwind)]
+    pub fn screen_cells(&self, env: &Env) -> Result<StyledScreen> {
+        let (snap, cells, seq) = self.started(env)?.cell_snapshot();
+        Ok(StyledScreen::new(snap, cells, seq))
     }
 
     /// Reads the transcript.

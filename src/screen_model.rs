@@ -87,6 +87,13 @@ impl NativeScreenModel {
         StyledScreen::new(self.screen.view(), styles, self.seq)
     }
 
+    /// The screen now with every row's cells, one run per cell.
+    #[napi(catch_unwind)]
+    pub fn screen_cells(&mut self) -> StyledScreen {
+        let cells = self.screen.styled_cells();
+        StyledScreen::new(self.screen.view(), cells, self.seq)
+    }
+
     /// The screen now (`lines` is added by the JS layer).
     #[napi(catch_unwind)]
     pub fn screen(&mut self) -> ScreenSnapshot {

@@ -29,6 +29,9 @@ pub enum ErrorCode {
     InvalidInput,
     /// A limit was reached: too many live handles, write queue full.
     Limit,
+    /// A mouse event was sent to a program that has not enabled mouse
+    /// reporting (it would read the report as typed characters).
+    MouseOff,
     /// An unexpected operating-system failure (not one of the cases above).
     Internal,
 }
@@ -47,6 +50,7 @@ impl ErrorCode {
             ErrorCode::UnknownHandle => "ERR_UNKNOWN_HANDLE",
             ErrorCode::InvalidInput => "ERR_INVALID_INPUT",
             ErrorCode::Limit => "ERR_LIMIT",
+            ErrorCode::MouseOff => "ERR_MOUSE_OFF",
             ErrorCode::Internal => "ERR_INTERNAL",
         }
     }

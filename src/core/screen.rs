@@ -23,7 +23,7 @@
 use std::num::NonZeroU16;
 
 use super::error::{Error, Result};
-use super::keys::KittyFlags;
+use super::keys::{KittyFlags, MouseEncoding, MouseMode, MouseTracking};
 
 mod compat;
 mod rows;
@@ -114,6 +114,9 @@ pub struct Modes {
     /// The kitty keyboard protocol flags the program set on this screen
     /// (0 when it did not enable the protocol).
     pub kitty_flags: u8,
+    /// The mouse reports the program asked for (modes 9, 1000, 1002, 1003)
+    /// and their encoding (1005, 1006, 1015).
+    pub mouse: MouseMode,
 }
 
 /// The screen model of one terminal.
@@ -598,7 +601,32 @@ impl Screen {
                 .callbacks()
                 .kitty
                 .current(screen.alternate_screen()),
+            mouse: self.mouse_mode(),
         }
+    }
+
+    /// The mouse mode: vt100 tracks the modes and encodings 1005/1006, the
+    /// compat layer urxvt's 1015 (vt100's encoding is reset while it is on).
+    fn mouse_mode(&self) -> MouseMode {
+        use vt100::{MouseProtocolEncoding as E, MouseProtocolMode as M};
+        let screen = self.parser.screen();
+        let tracking = match screen.mouse_protocol_mode() {
+            M::None => MouseTracking::Off,
+            M::Press => MouseTracking::X10,
+            M::PressRelease => MouseTracking::Normal,
+            M::ButtonMotion => MouseTracking::Button,
+            M::AnyMotion => MouseTracking::Any,
+        };
+        let encoding = if self.compat.urxvt_mouse() {
+            MouseEncoding::Urxvt
+        } else {
+            match screen.mouse_protocol_encoding() {
+                E::Default => MouseEncoding::Default,
+                E::Utf8 => MouseEncoding::Utf8,
+                E::Sgr => MouseEncoding::Sgr,
+            }
+        };
+        MouseMode { tracking, encoding }
     }
 
     /// True while the program uses the alternate screen.

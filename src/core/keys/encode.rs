@@ -555,6 +555,7 @@ mod tests {
             application_keypad: false,
             bracketed_paste: true,
             kitty_flags: 0,
+            ..Modes::default()
         };
         assert_eq!(KeyModes::from(modes), APP);
     }

@@ -13,6 +13,7 @@
 //!   ([`parse_key`], [`matches_key`]).
 //! - `legacy`: the table of legacy escape sequences.
 //! - `kitty`: the kitty keyboard protocol's reports.
+//! - `mouse`: mouse reports, encoded as the program asked and read back.
 //! - `kitty_mode`: the flags a program sets for that protocol, and keys
 //!   encoded as they ask (`sendKeys` follows them).
 //! - `name`: what a name means and each key's canonical id.
@@ -37,6 +38,7 @@ mod input;
 mod kitty;
 mod kitty_mode;
 mod legacy;
+mod mouse;
 mod name;
 mod parse;
 
@@ -45,4 +47,8 @@ pub use input::{encode_input, paste_bytes};
 pub use kitty::{KittySequence, matches_kitty_sequence, parse_kitty_sequence};
 pub use kitty_mode::KittyFlags;
 pub use legacy::matches_legacy_sequence;
+pub use mouse::{
+    MouseAction, MouseButton, MouseEncoding, MouseEvent, MouseMode, MouseReport, MouseTracking,
+    encode_mouse, parse_mouse,
+};
 pub use parse::{matches_key, parse_key};

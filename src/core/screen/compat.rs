@@ -22,6 +22,9 @@
 //!   overwrites the last column instead of wrapping;
 //! - **DECRQM** (`CSI ? Ps $ p`, `CSI Ps $ p`): modes are reported (set,
 //!   reset, or not recognised), so a program that asks does not wait;
+//! - **mouse modes**: urxvt's encoding (1015), and resetting any tracking
+//!   mode (9, 1000, 1002, 1003) turns reporting off, as in xterm (vt100
+//!   only undoes the mode named);
 //! - **the right margin**: after a character was written into the last
 //!   column, vt100 keeps the cursor one past it; xterm keeps it on the last
 //!   column with a wrap pending, so backspace, line feed and relative moves
@@ -209,6 +212,9 @@ pub(super) struct Compat {
     pub(super) stand_in_used: bool,
     /// Origin mode (DECOM, `CSI ? 6 h`).
     origin: bool,
+    /// Mouse reports in urxvt's encoding (mode 1015); vt100's own encoding
+    /// is reset to the default while this is on.
+    urxvt_mouse: bool,
 }
 
 /// `CSI n X` for a final byte `X`.
@@ -238,7 +244,13 @@ impl Compat {
             newline: false,
             stand_in_used: false,
             origin: false,
+            urxvt_mouse: false,
         }
+    }
+
+    /// The program chose urxvt's mouse encoding (mode 1015).
+    pub(super) fn urxvt_mouse(&self) -> bool {
+        self.urxvt_mouse
     }
 
     /// True when the scanner (and so vt100's parser, which follows the same
@@ -972,6 +984,7 @@ impl Compat {
                 _ => {}
             }
         }
+        self.mouse_modes(run, &values, set);
         if switches {
             let alt = run.parser.screen().alternate_screen();
             if alt && !was_alt {
@@ -998,6 +1011,34 @@ impl Compat {
         self.csi.values = values;
     }
 
+    /// Mouse modes in a DECSET (`set`) or DECRST that vt100 has applied:
+    /// xterm's rules where vt100's differ. The encodings 1005, 1006 and 1015
+    /// exclude each other (the last one set wins; a reset only undoes its
+    /// own), and resetting any tracking mode turns tracking off.
+    fn mouse_modes(&mut self, run: &mut Run<'_, '_>, values: &[u16], set: bool) {
+        if set {
+            match values
+                .iter()
+                .rev()
+                .find(|v| matches!(v, 1005 | 1006 | 1015))
+            {
+                Some(1015) => {
+                    self.urxvt_mouse = true;
+                    run.inject(b"\x1b[?1005l\x1b[?1006l");
+                }
+                Some(_) => self.urxvt_mouse = false,
+                None => {}
+            }
+        } else {
+            if values.contains(&1015) {
+                self.urxvt_mouse = false;
+            }
+            if values.iter().any(|v| matches!(v, 9 | 1000 | 1002 | 1003)) {
+                run.inject(b"\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l");
+            }
+        }
+    }
+
     /// DECRQM's answer for a mode: 1 set, 2 reset, 0 not recognised.
     fn mode_state(&self, parser: &Parser, private: bool, mode: u16) -> u8 {
         let screen = parser.screen();
@@ -1014,6 +1055,7 @@ impl Compat {
             (true, 1003) => screen.mouse_protocol_mode() == MouseProtocolMode::AnyMotion,
             (true, 1005) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Utf8,
             (true, 1006) => screen.mouse_protocol_encoding() == MouseProtocolEncoding::Sgr,
+            (true, 1015) => self.urxvt_mouse,
             (true, 2004) => screen.bracketed_paste(),
             (true, 2026) => parser.callbacks().synchronized,
             _ => return 0,
@@ -1430,6 +1472,41 @@ mod tests {
         // A BEL inside a DCS string does not end it (only OSC ends on BEL).
         let s = snap(b"\x1b(0q\x1bPx\x07qq\x1b\\q");
         assert_eq!(s.lines[0], "──");
+    }
+
+    #[test]
+    fn mouse_modes_follow_xterm() {
+        use crate::core::keys::{MouseEncoding as E, MouseTracking as T};
+        let mouse = |bytes: &[u8]| {
+            let m = feed(bytes).modes().mouse;
+            (m.tracking, m.encoding)
+        };
+        assert_eq!(mouse(b""), (T::Off, E::Default));
+        assert_eq!(mouse(b"\x1b[?1000h"), (T::Normal, E::Default));
+        assert_eq!(mouse(b"\x1b[?1000;1006h"), (T::Normal, E::Sgr));
+        assert_eq!(mouse(b"\x1b[?1002h\x1b[?1015h"), (T::Button, E::Urxvt));
+        assert_eq!(mouse(b"\x1b[?1003h\x1b[?1005h"), (T::Any, E::Utf8));
+        assert_eq!(mouse(b"\x1b[?9h"), (T::X10, E::Default));
+        // The last encoding set wins; a reset only undoes its own.
+        assert_eq!(mouse(b"\x1b[?1006h\x1b[?1015h"), (T::Off, E::Urxvt));
+        assert_eq!(
+            mouse(b"\x1b[?1006h\x1b[?1015h\x1b[?1015l"),
+            (T::Off, E::Default)
+        );
+        assert_eq!(mouse(b"\x1b[?1015h\x1b[?1006h"), (T::Off, E::Sgr));
+        assert_eq!(mouse(b"\x1b[?1015;1006h"), (T::Off, E::Sgr));
+        assert_eq!(mouse(b"\x1b[?1006;1015h"), (T::Off, E::Urxvt));
+        assert_eq!(mouse(b"\x1b[?1015h\x1b[?1006l"), (T::Off, E::Urxvt));
+        // Resetting any tracking mode turns tracking off (vt100 alone keeps
+        // 1002 on after a reset of 1000).
+        assert_eq!(mouse(b"\x1b[?1002h\x1b[?1000l"), (T::Off, E::Default));
+        assert_eq!(mouse(b"\x1b[?1000h\x1b[?1003h"), (T::Any, E::Default));
+        // A full reset forgets them all.
+        assert_eq!(mouse(b"\x1b[?1003;1015h\x1bc"), (T::Off, E::Default));
+        assert_eq!(
+            replies_to(b"\x1b[?1015h\x1b[?1015$p\x1b[?1006$p"),
+            "\x1b[?1015;1$y\x1b[?1006;2$y"
+        );
     }
 
     fn replies_to(bytes: &[u8]) -> String {

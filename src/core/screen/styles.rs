@@ -106,6 +106,18 @@ impl Screen {
     /// menu row is kept); plain blanks after it are left out, so the runs'
     /// text of a row without such padding is the row of `lines`.
     pub fn styled_rows(&mut self) -> Vec<Vec<StyledRun>> {
+        self.styled(true)
+    }
+
+    /// Every visible row as its cells, left to right, one [`StyledRun`] per
+    /// cell (a wide character is one cell of width 2), ending where
+    /// [`Screen::styled_rows`] ends: what a picture of the screen draws.
+    pub fn styled_cells(&mut self) -> Vec<Vec<StyledRun>> {
+        self.styled(false)
+    }
+
+    /// Styled runs, or single cells when not `merge`.
+    fn styled(&mut self, merge: bool) -> Vec<Vec<StyledRun>> {
         self.catch_up();
         let (rows, cols) = self.size();
         let stand_ins = self.compat.stand_in_used;
@@ -143,7 +155,7 @@ impl Screen {
                     let shows =
                         (cell.has_contents() && cell.contents() != " ") || blank_shows(&cell_run);
                     match runs.last_mut() {
-                        Some(last) if last.same_style(&cell_run) => {
+                        Some(last) if merge && last.same_style(&cell_run) => {
                             last.text.push_str(&cell_run.text);
                             last.width += width;
                         }
@@ -222,6 +234,32 @@ mod tests {
         assert_eq!(rows[0][1].text, "日本");
         assert_eq!((rows[0][1].col, rows[0][1].width), (1, 4));
         assert_eq!((rows[0][2].col, rows[0][2].text.as_str()), (5, "y"));
+    }
+
+    #[test]
+    fn cells_are_one_run_each() {
+        let mut screen = Screen::new(2, 10, 0);
+        screen.process(
+            "x\x1b[1m日e\u{301}\x1b[0m \x1b[44m ".as_bytes(),
+            &mut Vec::new(),
+        );
+        let cells = screen.styled_cells();
+        let got: Vec<(u16, u16, &str, bool)> = cells[0]
+            .iter()
+            .map(|c| (c.col, c.width, c.text.as_str(), c.bold))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 1, "x", false),
+                (1, 2, "日", true),
+                (3, 1, "e\u{301}", true),
+                (4, 1, " ", false),
+                (5, 1, " ", false)
+            ]
+        );
+        assert_eq!(cells[0][4].bg, Color::Indexed(4));
+        assert!(cells[1].is_empty());
     }
 
     #[test]

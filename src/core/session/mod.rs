@@ -459,9 +459,19 @@ impl Session {
     /// A picture of the screen with the styled runs of every row, and the
     /// output position both reflect.
     pub fn styled_snapshot(&self) -> (View, Vec<Vec<StyledRun>>, u64) {
+        self.styled(false)
+    }
+
+    /// As [`Session::styled_snapshot`], with one run per cell (see
+    /// [`Screen::styled_cells`](crate::core::screen::Screen::styled_cells)).
+    pub fn cell_snapshot(&self) -> (View, Vec<Vec<StyledRun>>, u64) {
+        self.styled(true)
+    }
+
+    fn styled(&self, cells: bool) -> (View, Vec<Vec<StyledRun>>, u64) {
         let mut inner = self.lock();
         let inner = &mut *inner;
-        let (snapshot, styles) = inner.model.styled_view(&inner.transcript, inner.seq);
+        let (snapshot, styles) = inner.model.styled_view(&inner.transcript, inner.seq, cells);
         (snapshot, styles, inner.seq)
     }
 

@@ -134,17 +134,26 @@ impl Model {
     }
 
     /// A view and the styled runs of its rows, of one moment (see
-    /// [`Screen::styled_rows`]).
+    /// [`Screen::styled_rows`]); with `cells`, one run per cell (see
+    /// [`Screen::styled_cells`]).
     pub(super) fn styled_view(
         &mut self,
         transcript: &Transcript,
         seq: u64,
+        cells: bool,
     ) -> (View, Vec<Vec<StyledRun>>) {
         self.call(
             "taking a snapshot with attributes",
             transcript,
             seq,
-            |s| (s.view(), s.styled_rows()),
+            |s| {
+                let rows = if cells {
+                    s.styled_cells()
+                } else {
+                    s.styled_rows()
+                };
+                (s.view(), rows)
+            },
             |rows, cols| (blank_view(rows, cols), vec![Vec::new(); usize::from(rows)]),
         )
     }
@@ -425,7 +434,7 @@ mod tests {
         model.text(&transcript, seq);
         model.modes(&transcript, seq);
         model.synchronized(&transcript, seq);
-        model.styled_view(&transcript, seq);
+        model.styled_view(&transcript, seq, false);
         assert_eq!(model.generation(), generation);
         // Output that changes nothing visible still counts.
         feed(&mut model, &mut transcript, &mut seq, b"\x1b[m");
