@@ -10,7 +10,7 @@ const { ToolRegistry, gitTool } = require('./lib/tool-registry.js')
 const { Process } = require('./lib/process.js')
 const { TaskRunner } = require('./lib/tasks.js')
 // Keys: encodeKeys, and key parsing (parseKey, matchesKey, parseKittySequence,
-// matchesKittySequence, matchesLegacySequence).
+// matchesKittySequence, matchesLegacySequence, parseMouseSequence).
 const keys = require('./lib/keys.js')
 const { applyBashFixups } = require('./lib/bash-fixups.js')
 // The terminal tool set (pty_exec, pty_start, pty_read, pty_send, pty_list, pty_stop).
@@ -37,6 +37,7 @@ module.exports = {
   parseKittySequence: keys.parseKittySequence,
   matchesKittySequence: keys.matchesKittySequence,
   matchesLegacySequence: keys.matchesLegacySequence,
+  parseMouseSequence: keys.parseMouseSequence,
   applyBashFixups,
   terminalTools,
   ScreenModel,

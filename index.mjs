@@ -19,6 +19,7 @@ export const {
   parseKittySequence,
   matchesKittySequence,
   matchesLegacySequence,
+  parseMouseSequence,
   applyBashFixups,
   ScreenModel,
   readRecording,

@@ -23,6 +23,7 @@ const CODES = Object.freeze([
   'ERR_UNKNOWN_HANDLE',
   'ERR_INVALID_INPUT',
   'ERR_LIMIT',
+  'ERR_MOUSE_OFF',
   'ERR_HOST_CRASHED',
   'ERR_INTERNAL',
   'ERR_NO_BINDING', // thrown by lib/binding.js when the addon cannot be loaded

@@ -104,4 +104,14 @@ function matchesLegacySequence(data, keyName) {
   return native.matchesLegacySequence(bytes, keyName)
 }
 
-module.exports = { encodeKeys, parseKey, matchesKey, parseKittySequence, matchesKittySequence, matchesLegacySequence }
+/**
+ * One mouse report (default, UTF-8, SGR or urxvt encoding) read back:
+ * `{ action, button, col, row, shift, alt, ctrl, encoding }`, or null.
+ */
+function parseMouseSequence(data) {
+  const bytes = keyData(data)
+  if (bytes === null) return null
+  return native.parseMouseSequence(bytes)
+}
+
+module.exports = { encodeKeys, parseKey, parseMouseSequence, matchesKey, parseKittySequence, matchesKittySequence, matchesLegacySequence }

@@ -7,6 +7,8 @@
 const { codedError, invalidArg, describe } = require('./errors.js')
 const { checkSignal, isInstance, own, read, screenAttributes } = require('./args.js')
 const { linesOf } = require('./screen-model.js')
+const { Mouse } = require('./mouse.js')
+const svg = require('./svg.js')
 const native = require('./addon.js')
 const {
   cancelTokenFor,
@@ -44,6 +46,8 @@ class PtySession {
   #frame = undefined
   /** The last screen the native side sent: `{ text, title, lines }`. */
   #shown = undefined
+  /** `session.mouse`, made at its first use. */
+  #mouse = undefined
 
   constructor() {
     if (arguments.length > 0) {
@@ -213,6 +217,17 @@ class PtySession {
       seq: f[1],
       lines: lines.slice(),
     }
+  }
+
+  /** The mouse: clicks, drags and the wheel, encoded as the program asked (lib/mouse.js). */
+  get mouse() {
+    if (this.#mouse === undefined) this.#mouse = new Mouse(this.#native, this)
+    return this.#mouse
+  }
+
+  /** A picture of the screen now: an SVG document (lib/svg.js). */
+  screenshot(options) {
+    return svg.screenshot(this.#native, options)
   }
 
   read(options) {

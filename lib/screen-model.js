@@ -9,6 +9,7 @@
 const { describe, invalidArg } = require('./errors.js')
 const { isInstance, own, screenAttributes } = require('./args.js')
 const native = require('./addon.js')
+const svg = require('./svg.js')
 
 class ScreenModel {
   #native
@@ -46,6 +47,11 @@ class ScreenModel {
     // As PtySession.screen(): every row, from the right-trimmed text.
     screen.lines = linesOf(screen.text, screen.rows)
     return screen
+  }
+
+  /** A picture of the screen: an SVG document, as `PtySession.screenshot()`. */
+  screenshot(options) {
+    return svg.screenshot(this.#native, options)
   }
 }
 

@@ -656,6 +656,8 @@ mod tests {
                             continue;
                         };
                         let back = parse_mouse(&bytes).unwrap_or_else(|| panic!("{bytes:?}"));
+                        // Never read as a key.
+                        assert_eq!(super::super::parse_key(&bytes, false), None, "{bytes:?}");
                         let mut want = e;
                         if action == Release && encoding != MouseEncoding::Sgr {
                             want.button = None;
