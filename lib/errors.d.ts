@@ -21,6 +21,9 @@ import type { PtyExit, ScreenSnapshot } from './pty-session.js'
  *   (the message names the field), or a terminal tool's command is refused by `allow`
  *   (`denied: true`).
  * - `ERR_LIMIT`: a limit was reached (live tool handles, running terminal sessions, queued input).
+ * - `ERR_MOUSE_OFF`: a mouse event for a program that has not enabled mouse reporting
+ *   (`session.mouse`); nothing was sent, since the report would reach it as typed characters.
+ *   Its own code, so a test can wait for a full-screen program to enable the mouse.
  * - `ERR_HOST_CRASHED`: the isolated host process died.
  * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
  *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
@@ -39,6 +42,7 @@ export type PtypilotErrorCode =
   | 'ERR_UNKNOWN_HANDLE'
   | 'ERR_INVALID_INPUT'
   | 'ERR_LIMIT'
+  | 'ERR_MOUSE_OFF'
   | 'ERR_HOST_CRASHED'
   | 'ERR_INTERNAL'
   | 'ERR_NO_BINDING'

@@ -155,6 +155,41 @@ export interface KittySequence {
  */
 export declare function parseKittySequence(data: KeyData): KittySequence | null
 
+/** A mouse report read back (`parseMouseSequence`). */
+export interface MouseSequence {
+  /** A button went down (or the wheel turned a step), came up, or the mouse moved. */
+  action: 'press' | 'release' | 'move'
+  /**
+   * The button; for motion, the button held. `null` for motion with no button held, and for a
+   * release in an encoding that does not say which button came up (all but SGR).
+   */
+  button: 'left' | 'middle' | 'right' | 'wheelUp' | 'wheelDown' | 'wheelLeft' | 'wheelRight' | null
+  /** Column, 0-based. */
+  col: number
+  /** Row, 0-based. */
+  row: number
+  shift: boolean
+  alt: boolean
+  ctrl: boolean
+  /**
+   * How it was written: `'default'`, `'utf8'` (1005), `'sgr'` (1006) or `'urxvt'` (1015). Default
+   * and UTF-8 reports are the same bytes below column 95; such a report reads as `'default'`.
+   */
+  encoding: 'default' | 'utf8' | 'sgr' | 'urxvt'
+}
+
+/**
+ * One mouse report, in any of the encodings a terminal writes them (what `session.mouse` sends,
+ * what a program reading the terminal gets), or `null` when `data` is not exactly one. Mouse
+ * reports are not keys: `parseKey` gives `null` for them. Never throws.
+ *
+ * @example
+ * ```ts
+ * parseMouseSequence('[<2;10;5m') // { action: 'release', button: 'right', col: 9, row: 4, ..., encoding: 'sgr' }
+ * ```
+ */
+export declare function parseMouseSequence(data: KeyData): MouseSequence | null
+
 /**
  * Whether `data` is a kitty report of the key `codepoint` with the modifiers `modifier`, given as
  * bits (shift 1, alt 2, ctrl 4 — kitty's encoded value minus one). Only shift, alt and ctrl are

@@ -2,6 +2,9 @@
 // Types of PtySession (a program in a pseudo-terminal: its options, screen
 // snapshots, reads, waits and exit) and exec (lib/pty-session.js).
 
+import type { Mouse } from './mouse.js'
+import type { ScreenshotOptions } from './svg.js'
+
 /** How to start a program in a pseudo-terminal. */
 export interface PtyOptions {
   /**
@@ -290,6 +293,20 @@ export declare class PtySession {
    */
   screen(options: ScreenOptions & { attributes: true }): StyledScreenSnapshot
   screen(options?: ScreenOptions): ScreenSnapshot
+  /**
+   * The mouse: clicks, drags, motion and the wheel, encoded for the tracking mode and encoding
+   * the program enabled; `ERR_MOUSE_OFF` when it enabled none. See `Mouse`.
+   */
+  readonly mouse: Mouse
+  /**
+   * A picture of the screen now, as a standalone SVG document: every cell at its column (wide
+   * characters and emoji over two), its colours (16, 256, true colour) and attributes (bold, dim,
+   * italic, underline, inverse), the cursor as a block, and a title bar with the window title and
+   * the size. Text stays text in a monospace font stack; each row is a `<text class="row"
+   * data-row="N">` whose text is `screen().lines[N]` (plus trailing blanks that have a background).
+   * Works after the exit too (the last screen).
+   */
+  screenshot(options?: ScreenshotOptions): string
   /** Reads the output transcript; use `since` to get only what is new. */
   read(options?: ReadOptions): ReadResult
   /**

@@ -3,6 +3,7 @@
 // (lib/screen-model.js).
 
 import type { ScreenOptions, ScreenSnapshot, StyledScreenSnapshot } from './pty-session.js'
+import type { ScreenshotOptions } from './svg.js'
 
 /** Options of `new ScreenModel()`; the same limits as `PtyOptions`. */
 export interface ScreenModelOptions {
@@ -43,4 +44,6 @@ export declare class ScreenModel {
   /** The screen now; `seq` counts the bytes written so far. With `{ attributes: true }` as `PtySession.screen`. */
   screen(options: ScreenOptions & { attributes: true }): StyledScreenSnapshot
   screen(options?: ScreenOptions): ScreenSnapshot
+  /** A picture of the screen as SVG, as `PtySession.screenshot()`. */
+  screenshot(options?: ScreenshotOptions): string
 }

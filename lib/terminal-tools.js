@@ -23,7 +23,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { codedError, describe, invalidArg } = require('./errors.js')
-const { jsonValue } = require('./args.js')
+const { jsonValue, own } = require('./args.js')
 const { kWriteInput, kSpawnUnref } = require('./common.js')
 
 const kToolSet = Symbol('ptypilot.toolSet')
@@ -247,6 +247,8 @@ function normalizeOptions(options) {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw invalidArg(`terminalTools() options must be an object, got ${describe(options)}`)
   }
+  // Copied first: a getter or proxy that throws is ERR_INVALID_ARG naming it.
+  options = own(options, 'options')
   const out = { ...DEFAULTS }
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
@@ -269,10 +271,10 @@ function normalizeOptions(options) {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) {
           throw invalidArg(`options.env must be an object of strings, got ${describe(value)}`)
         }
-        for (const [k, v] of Object.entries(value)) {
+        out.env = own(value, 'options.env')
+        for (const [k, v] of Object.entries(out.env)) {
           if (v !== undefined && typeof v !== 'string') throw invalidArg(`options.env.${k} must be a string or undefined, got ${describe(v)}`)
         }
-        out.env = { ...value }
         break
       case 'maxSessions':
         checkInteger(value, `options.${key}`, 1, 10000)
