@@ -19,6 +19,8 @@ const { terminalTools } = require('./lib/terminal-tools.js')
 const { ScreenModel } = require('./lib/screen-model.js')
 // Recordings (asciicast v2, written by the `record` option).
 const { readRecording, replay } = require('./lib/recording.js')
+// The live panel: sessions in a browser, a person taking one over.
+const { startPanel } = require('./lib/panel.js')
 // The lean screen view an agent is sent.
 const { screenView, rebuildScreen, ScreenViewTracker } = require('./lib/lean-screen.js')
 
@@ -46,4 +48,5 @@ module.exports = {
   screenView,
   rebuildScreen,
   ScreenViewTracker,
+  startPanel,
 }

@@ -27,5 +27,6 @@ export const {
   screenView,
   rebuildScreen,
   ScreenViewTracker,
+  startPanel,
 } = ptypilot
 export default ptypilot

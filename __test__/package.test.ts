@@ -137,10 +137,10 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
   it('the tarballs hold what users need and nothing else', () => {
     for (const p of [packs.root, packs.platform]) console.log(describePack(p))
     for (const file of packs.root.files) {
-      expect(file).toMatch(/^(README\.md|LICENSE|package\.json|index\.(js|mjs|d\.ts|d\.mts)|bin\/ptypilot\.js|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json))$/)
+      expect(file).toMatch(/^(README\.md|LICENSE|package\.json|index\.(js|mjs|d\.ts|d\.mts)|bin\/ptypilot\.js|lib\/[\w./-]+\.(js|mjs|cjs|d\.ts|d\.mts|json|html))$/)
       expect(file).not.toMatch(/(^|\/)(__test__|fixtures|test|tests)\/|\.test\.|\.node$/)
     }
-    expect(packs.root.files).toEqual(expect.arrayContaining(['LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js']))
+    expect(packs.root.files).toEqual(expect.arrayContaining(['LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'lib/binding.js', 'bin/ptypilot.js', 'lib/mcp.js', 'lib/panel.js', 'lib/panel/index.html', 'lib/panel/app.js']))
     // index.d.ts re-exports the declarations beside each module: every one must ship.
     const declared = readdirSync(join(repo, 'lib')).filter((f) => f.endsWith('.d.ts')).map((f) => `lib/${f}`)
     expect(declared.length).toBeGreaterThan(10)

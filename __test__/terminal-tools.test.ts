@@ -80,7 +80,8 @@ describe('pty_exec', () => {
     const echo = await r.call('pty_exec', { command: 'echo', args: ['$HOME', '*', 'a  b'] })
     expect(echo.output).toBe('$HOME * a  b\n')
     const reply = await r.respond('pty_exec', { command: 'sh', args: ['-c', 'exit 2'] })
-    expect(reply).toMatchObject({ isError: true, text: '(no output)\n[exited with code 2]' })
+    expect(reply.isError).toBe(true)
+    expect(reply.text).toMatch(/^\(no output\)\n\[exited with code 2 after \d+(\.\d)? m?s\]$/)
     // A finished exec leaves no session behind.
     expect(r.list()).toEqual([])
   })
@@ -204,15 +205,59 @@ describe('pty_start, pty_read, pty_send', () => {
     await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'), { timeout: 10000 })
   })
 
-  it('pty_send to an exited session is ERR_NOT_RUNNING; pty_read still reads it until pty_stop removes it', async () => {
+  it('pty_send to an exited session is ERR_NOT_RUNNING; pty_stop removes it', async () => {
     const r = withTools()
     const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'echo bye'] })
-    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'))
+    await vi.waitFor(() => expect(r.list()).toMatchObject([{ id: 'pty1', state: 'success', exitCode: 0 }]))
     await expect(r.call('pty_send', { id: s.id, input: 'x' })).rejects.toMatchObject({ code: 'ERR_NOT_RUNNING' })
-    expect(r.list()).toMatchObject([{ id: 'pty1', state: 'success', exitCode: 0 }])
-    expect(await r.call('pty_stop', { id: s.id })).toEqual({ id: 'pty1', status: 'exited', exitCode: 0, signal: null, stopped: false })
+    expect(await r.call('pty_stop', { id: s.id })).toEqual({
+      id: 'pty1',
+      status: 'exited',
+      exitCode: 0,
+      signal: null,
+      runtimeMs: expect.any(Number),
+      leftovers: [],
+      person: null,
+      stopped: false,
+      ended: [],
+    })
     expect(r.list()).toEqual([])
-    await expect(r.call('pty_read', { id: s.id })).rejects.toMatchObject({ code: 'ERR_UNKNOWN_HANDLE' })
+    await expect(r.call('pty_read', { id: s.id })).rejects.toMatchObject({
+      code: 'ERR_UNKNOWN_HANDLE',
+      message: 'no terminal session "pty1" any more: pty1 (sh -c echo bye) exited with code 0 and was removed (pty_stop removed it)',
+    })
+  })
+
+  it('an exited session stays readable, and listed as exited, until one read reports its exit; then calls naming it hear what became of it', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'echo one; echo two; exit 3'] })
+    await vi.waitFor(() => expect(r.list()).toMatchObject([{ id: s.id, state: 'error', exitCode: 3 }]))
+    // Listed as exited, with how long it ran; a list is not a read.
+    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited with code 3 after \d+(\.\d)? m?s; sh -c echo one; echo two; exit 3; pid \d+; cursor \d+$/)
+    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited with code 3/)
+    // The read that reports the exit: the end of the output, the exit, the runtime.
+    const reply = await r.respond('pty_read', { id: s.id, tail: 1 })
+    expect(reply.text).toMatch(/^two\n\[pty1 ran \d+(\.\d)? m?s; the session is removed now that its exit was read\]\n\[session pty1: exited with code 3\] \[cursor: \d+\]$/)
+    expect(reply.result).toMatchObject({ status: 'exited', exitCode: 3, runtimeMs: expect.any(Number), leftovers: [] })
+    expect(r.list()).toEqual([])
+    expect((await r.respond('pty_list', {})).text).toBe('No terminal sessions.')
+    expect((await r.respond('pty_read', { id: s.id })).text).toBe(
+      'Error: no terminal session "pty1" any more: pty1 (sh -c echo one; echo two; exit 3) exited with code 3 and was removed (its exit was reported). pty_list shows the sessions; pty_start starts one.',
+    )
+    expect((await r.respond('pty_send', { id: s.id, input: 'x' })).text).toBe(
+      'Error: session pty1 has exited (exited with code 3); the input was not sent. Start it again with pty_start.',
+    )
+  })
+
+  it('an exited session nobody reads is removed after keepExitedMs', async () => {
+    const r = withTools({ keepExitedMs: 200 })
+    const s = await r.call('pty_start', { command: 'true' })
+    await vi.waitFor(() => expect(r.list()).toMatchObject([{ id: s.id, state: 'success' }]))
+    await vi.waitFor(() => expect(r.list()).toEqual([]), { timeout: 5000 })
+    await expect(r.call('pty_read', { id: s.id })).rejects.toMatchObject({
+      code: 'ERR_UNKNOWN_HANDLE',
+      message: 'no terminal session "pty1" any more: pty1 (true) exited with code 0 and was removed (nobody read it within 200 ms of its exit)',
+    })
   })
 })
 

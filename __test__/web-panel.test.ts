@@ -1,15 +1,16 @@
 /// <reference lib="dom" />
-// The live terminal panel example (examples/web) in a real browser: Debian's
-// headless Chromium driven by playwright-core (no browser download). Opens the
-// page, starts a task and sees its output, types into a shell tab and sees the
-// answer, resizes the window and sees the program get the new size, and saves
-// a screenshot to test-artifacts/.
+// The task panel example (examples/web: ptypilot's live panel, lib/panel.js,
+// over a TaskRunner) in a real browser: Debian's headless Chromium driven by
+// playwright-core (no browser download). Opens the page, starts a task and
+// sees its output, types into a shell tab and sees the answer, resizes the
+// window and sees the program get the new size, and saves a screenshot to
+// test-artifacts/.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startPanel } from '../examples/web/server.mjs'
+import { startTaskPanel } from '../examples/web/server.mjs'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = join(__dirname, '..', 'test-artifacts')
@@ -37,7 +38,7 @@ describe.skipIf(!available)(
     let profile: string
 
     beforeAll(async () => {
-      panel = await startPanel({ cwd: tmpdir() })
+      panel = await startTaskPanel({ cwd: tmpdir() })
       profile = mkdtempSync(join(tmpdir(), 'ptypilot-chromium-'))
       // launchPersistentContext: the fresh profile directory is Chromium's --user-data-dir.
       context = await chromium.launchPersistentContext(profile, {
@@ -48,7 +49,7 @@ describe.skipIf(!available)(
       })
       page = context.pages()[0] ?? (await context.newPage())
       await page.goto(panel.url)
-      await page.waitForFunction(() => (globalThis as any).panel?.controlling === true)
+      await page.waitForFunction(() => (globalThis as any).panel?.connected === true)
     }, 60_000)
 
     afterAll(async () => {
@@ -62,12 +63,13 @@ describe.skipIf(!available)(
     const activeTask = () =>
       page.evaluate(() => {
         const p = (globalThis as any).panel
-        return p.tasks().find((t: { taskId: string }) => t.taskId === p.active) as {
-          taskId: string
+        return p.entries().find((t: { id: string }) => t.id === p.active) as {
+          id: string
           name: string
-          state: string
-          cols: number
-          rows: number
+          stateText: string
+          holding: boolean
+          shownCols: number
+          shownRows: number
         }
       })
 
@@ -80,14 +82,18 @@ describe.skipIf(!available)(
       expect(text).toBe('==> fetch\n==> compile\n==> link\n==> test\nbuild finished')
       // Rendered on the page, not only in the buffer.
       await expect.poll(() => page.locator('.terminal-host.active .xterm-rows').innerText()).toContain('build finished')
-      await page.waitForFunction(() => (globalThis as any).panel.tasks()[0].state === 'success')
+      await page.waitForFunction(() => (globalThis as any).panel.entries()[0].stateText === 'success')
       await expect.poll(() => page.locator('.tab.active .state').innerText()).toBe('success')
     })
 
     it('types a command into a shell tab and sees the answer; a new task takes the panel', async () => {
       await page.click('button[data-preset="shell"]')
-      await page.waitForFunction(() => (globalThis as any).panel.tasks().length === 2 && (globalThis as any).panel.active === (globalThis as any).panel.tasks()[1].taskId)
-      expect((await activeTask()).name).toBe('shell')
+      await page.waitForFunction(() => {
+        const p = (globalThis as any).panel
+        return p.entries().length === 2 && p.active === p.entries()[1].id && p.entries()[1].holding
+      })
+      // The page that started it types into it.
+      expect(await activeTask()).toMatchObject({ name: 'shell', holding: true })
       // The prompt ('\w \$ ': '$' or, for root, '#').
       await page.waitForFunction(() => /[$#]$/.test((globalThis as any).panel.text()), null, { timeout: 15_000 })
       await page.keyboard.type('echo $((6 * 7)) answers\n')
@@ -100,19 +106,20 @@ describe.skipIf(!available)(
       await page.setViewportSize({ width: 640, height: 360 })
       await page.waitForFunction((cols) => {
         const p = (globalThis as any).panel
-        return p.tasks().find((t: { taskId: string }) => t.taskId === p.active).cols !== cols
-      }, before.cols)
+        return p.entries().find((t: { id: string }) => t.id === p.active).cols !== cols
+      }, before.shownCols)
       const after = await activeTask()
-      expect(after.cols).toBeLessThan(before.cols)
-      expect(after.rows).toBeLessThan(before.rows)
+      expect(after.shownCols).toBeLessThan(before.shownCols)
+      expect(after.shownRows).toBeLessThan(before.shownRows)
       await page.keyboard.type('stty size\n')
-      const expected = `${after.rows} ${after.cols}`
+      const expected = `${after.shownRows} ${after.shownCols}`
       await page.waitForFunction((want) => (globalThis as any).panel.text().split('\n').includes(want), expected, {
         timeout: 15_000,
       })
-      // One answerer: the session runs with answerQueries: false, so xterm.js
-      // in the page answers a cursor-position query, once. The program counts
-      // the answers that come until the terminal stays quiet for a second.
+      // One answerer: the session answers a cursor-position query, and the
+      // page (whose xterm.js would answer too) swallows it: one answer. The
+      // program counts the answers that come until the terminal stays quiet
+      // for a second.
       const asker = String.raw`python3 -c 'import os,re,select,tty;tty.setraw(0);os.write(1,b"\x1b[6n");b=b"";exec("while select.select([0],[],[],1)[0]: b+=os.read(0,99)");print("answers:",len(re.findall(rb"\x1b\[\d+;\d+R",b)),end="\r\n")'`
       await page.keyboard.type(`${asker}\n`)
       await page.waitForFunction(() => /^answers: \d+$/m.test((globalThis as any).panel.text()), null, {
@@ -131,8 +138,8 @@ describe.skipIf(!available)(
       await page.waitForFunction(
         () => {
           const p = (globalThis as any).panel
-          const task = p.tasks().find((t: { taskId: string }) => t.taskId === p.active)
-          return task.name === 'flood' && task.state === 'success'
+          const task = p.entries().find((t: { id: string }) => t.id === p.active)
+          return task.name === 'flood' && task.stateText === 'success'
         },
         null,
         { timeout: 60_000 },

@@ -445,6 +445,7 @@ const ID = /^([A-Za-z_-]*)(\d+)$/
  */
 function isolatedRegistry(options, deps) {
   const { ToolRegistry, Process, guarded, invalidArg, isToolSet, toolSetData, checkAllowed } = deps
+  const { checkApproval, withoutPanel } = require('./terminal-tools.js')
   const {
     isolation,
     hostTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
@@ -577,20 +578,25 @@ function isolatedRegistry(options, deps) {
 
   /**
    * The error a call gets before it leaves this process: a handle lost in a
-   * crash, or a command the tool set's `allow` function refuses.
+   * crash, a command the tool set's `allow` function refuses, or a call its
+   * `approve` (or `ask`) denies — these functions stay in this process; the
+   * sessions they ask about are known from the handle list.
    */
-  const refused = (method, args) => {
+  const refused = async (method, args) => {
     const gone = lostIn(args)
     if (gone !== null) return gone
     if ((method === 'call' || method === 'respond') && typeof args[0] === 'string' && sets.has(args[0])) {
-      return checkAllowed(sets.get(args[0]), args[0], args[1])
+      const set = sets.get(args[0])
+      const err = checkAllowed(set, args[0], args[1])
+      if (err !== null) return err
+      return checkApproval(set, args[0], args[1], (id) => handles.find((h) => h.id === id))
     }
     return null
   }
 
   const forward = (method) =>
     async function (...args) {
-      const err = refused(method, args)
+      const err = await refused(method, args)
       if (err !== null) {
         // A model's reply, as for any unknown handle or bad field; a program's rejection.
         if (method === 'respond') return { text: `Error: ${err.message}.`, isError: true }
@@ -619,7 +625,8 @@ function isolatedRegistry(options, deps) {
 
   const own = {
     register(tool) {
-      local.register(tool)
+      // The local registry holds specs only: a tool set's live panel runs in the host, beside its sessions.
+      local.register(isToolSet !== undefined && isToolSet(tool) ? withoutPanel(tool) : tool)
       let op
       if (isToolSet !== undefined && isToolSet(tool)) {
         op = ['registerToolSet', toolSetData(tool)]

@@ -61,10 +61,39 @@ export interface ToolSet {
   readonly kind: 'terminal'
   readonly name: string
   /** The options, checked, with the defaults filled in. */
-  readonly options: Readonly<Required<Omit<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>>> &
-    Pick<TerminalToolsOptions, 'cwd' | 'spillDir' | 'allow' | 'env'>
+  readonly options: Readonly<Required<Omit<TerminalToolsOptions, OptionalOption>>> & Pick<TerminalToolsOptions, OptionalOption>
   readonly tools: readonly ToolSetTool[]
 }
+
+/** The options of `terminalTools()` that have no default (absent from `ToolSet.options` when not given). */
+type OptionalOption = 'cwd' | 'spillDir' | 'recordDir' | 'allow' | 'approve' | 'ask' | 'web' | 'env'
+
+/**
+ * What `approve` (and `ask`) is called with before a call of the `'start'`, `'input'` or
+ * `'stop'` class.
+ */
+export interface ApprovalRequest {
+  permission: Exclude<PermissionClass, 'read'>
+  /** The tool called (`'pty_exec'`, `'pty_start'`, `'pty_send'`, `'pty_stop'`). */
+  tool: string
+  /** The call's fields, checked (what pty_send would type is `input.input`). */
+  input: { [field: string]: unknown }
+  /** The program: the one the call starts, or the one running in the session it names. */
+  command: string
+  args: string[]
+  /** The session an input or stop call names; null for a start. */
+  session: string | null
+}
+
+/**
+ * An approval decision: `'allow'` runs the call; `'deny'` does not, and the model gets a reply
+ * saying so (with `reason` when given); `'ask'` hands the request to the set's `ask`.
+ */
+export type ApprovalDecision =
+  | 'allow'
+  | 'deny'
+  | 'ask'
+  | { decision: 'allow' | 'deny' | 'ask'; reason?: string }
 
 /** Options of `terminalTools()`; every limit has a default. */
 export interface TerminalToolsOptions {
@@ -88,7 +117,39 @@ export interface TerminalToolsOptions {
    * @default every program
    */
   allow?: ((command: string) => boolean) | string[]
-  /** Environment variables set for the programs, over the inherited ones (`undefined` removes one). */
+  /**
+   * Called before every call of the `'start'`, `'input'` and `'stop'` classes (after `allow`); a
+   * call it denies never runs, and its reply (`ERR_INVALID_INPUT` with `denied: true` for
+   * `call()`) says so and why. `'ask'` passes the request to `ask`; without one, the call is
+   * denied ("no one to ask"). With `isolation: 'process'` it runs in this process, before the
+   * call is forwarded. A return value that is none of these is `ERR_INVALID_ARG` (the host's bug,
+   * not the model's).
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>
+  /**
+   * Asks a person about a request `approve` answered `'ask'` for (the MCP server: an
+   * elicitation); `'deny'` without a reason reads "the person declined it".
+   */
+  ask?: (request: ApprovalRequest) => 'allow' | 'deny' | { decision: 'allow' | 'deny'; reason?: string } | Promise<'allow' | 'deny' | { decision: 'allow' | 'deny'; reason?: string }>
+  /**
+   * Serve the live panel of the sessions (and of the registry's interactive-tool handles) on
+   * 127.0.0.1: a page that shows each live in xterm.js with its state, where a person can take a
+   * session over — type, paste, resize — and hand it back. While a person holds a session the
+   * model's pty_send is refused, and what they type is in no reply: the model's next read says
+   * "a person typed N characters (not shown)". The panel starts when the set is registered (in
+   * the isolated host, beside the sessions, with `isolation: 'process'`); its URL, carrying a
+   * random token (or `token`), comes as a `{ type: 'web', url }` registry event. `port` 0: any
+   * free port. See `startPanel()`.
+   */
+  web?: boolean | { port?: number; token?: string }
+  /** Record every session there as an asciicast v2 file, `<id>.cast` (created when needed). */
+  recordDir?: string
+  /**
+   * Environment variables set for the programs, over the inherited ones and over
+   * `DEFAULT_ENV` (`PAGER=cat`, `GIT_PAGER=cat`: a pager would wait for keys); `undefined`
+   * removes one. Every program also gets `PTYPILOT_SESSION`, a marker by which the processes it
+   * leaves running are found.
+   */
   env?: Record<string, string | undefined>
   /** Terminal size of the sessions. @default 120 */
   cols?: number
@@ -98,6 +159,16 @@ export interface TerminalToolsOptions {
   maxOutputLines?: number
   /** Output inlined at most, in bytes (UTF-8); more is written to a file. @default 51200 */
   maxOutputBytes?: number
+  /**
+   * `max_chars` of pty_exec and pty_read when the call gives none: more output than this is
+   * written to a file, its head and tail inline within it (200 to 10 000 000). @default 51200
+   */
+  maxOutputChars?: number
+  /**
+   * How long an exited session nobody has read stays readable; a read that reports its exit
+   * removes it sooner (unless processes it left still run: then pty_stop does). @default 1800000
+   */
+  keepExitedMs?: number
   /** pty_exec's `timeout_ms` when the call gives none. @default 60000 */
   defaultTimeoutMs?: number
   /** The largest `timeout_ms` pty_exec accepts. @default 300000 */
@@ -117,6 +188,8 @@ export interface PtyExecInput {
   cwd?: string | null
   /** @default 60000, at most `maxTimeoutMs` */
   timeout_ms?: number | null
+  /** The most characters of output to return (200 or more). @default the set's `maxOutputChars` */
+  max_chars?: number | null
 }
 /** `pty_start` input. */
 export interface PtyStartInput {
@@ -143,6 +216,8 @@ export interface PtyReadInput {
    * screen).
    */
   full?: boolean | null
+  /** The most characters of output to return (200 or more). @default the set's `maxOutputChars` */
+  max_chars?: number | null
 }
 /** `pty_send` input: text and named keys (`"print(1)<enter>"`, `"<ctrl+c>"`) as `apply` takes them. */
 export interface PtySendInput {
@@ -154,6 +229,25 @@ export interface PtyStopInput {
   id: string
 }
 
+/** A process a session's program left running when it exited. */
+export interface LeftoverProcess {
+  pid: number
+  /** Its command line (`argv`). */
+  args: string[]
+}
+
+/** What a person did in a session in the live panel since the model's last reply about it. */
+export interface PersonReport {
+  /** They hold it now: the model's input is refused. */
+  holding: boolean
+  /** Characters they typed (what, is never told). */
+  typed: number
+  /** They took it over since. */
+  tookOver: boolean
+  /** They handed it back since. */
+  handedBack: boolean
+}
+
 /** A session's state in a result. */
 export interface TerminalStatus {
   /** The session id (`'pty1'`, ...). */
@@ -162,6 +256,16 @@ export interface TerminalStatus {
   exitCode: number | null
   /** The signal that ended it (`'SIGTERM'`), or null. */
   signal: string | null
+  /** How long it ran, once it exited; else null. */
+  runtimeMs: number | null
+  /**
+   * Processes the program left running when it exited (an `&` job, a daemon): found by its
+   * session and by the `PTYPILOT_SESSION` marker in their environment; pty_stop ends them. An
+   * exited session with left-overs stays until pty_stop (or `keepExitedMs`).
+   */
+  leftovers: LeftoverProcess[]
+  /** What a person did in the live panel since the last reply (null: nothing; never set in pty_list). */
+  person: PersonReport | null
 }
 
 /** Output in a result: the text since the cursor asked for, inline or spilled to a file. */
@@ -179,7 +283,7 @@ export interface TerminalOutput {
   lines: number
   /** UTF-8 bytes of the whole output. */
   bytes: number
-  /** The file holding the whole output when it was over `maxOutputLines` / `maxOutputBytes`, else null. */
+  /** The file holding the whole output when it was over `maxOutputLines` / `maxOutputBytes` / `max_chars`, else null. */
   spillPath: string | null
 }
 
@@ -203,6 +307,8 @@ export interface TerminalSessionInfo extends TerminalStatus {
   startedAt: number
   /** The end of its output so far (a read `since` it gets what comes next). */
   cursor: number
+  /** A person holds it in the live panel. */
+  personHolding: boolean
 }
 /** `pty_start`: the new session. */
 export type PtyStartResult = TerminalSessionInfo
@@ -233,6 +339,8 @@ export interface PtyStopResult extends TerminalStatus {
   status: 'exited'
   /** True when pty_stop (or `abortAll`) ended it; false when it had exited already. */
   stopped: boolean
+  /** Processes it had left running (or that had left its tree) that this stop ended. */
+  ended: LeftoverProcess[]
 }
 /** Any terminal tool result. */
 export type TerminalToolResult =
@@ -258,11 +366,15 @@ export type TerminalToolResult =
  * - `pty_list {}` lists the sessions; `pty_stop { id }` terminates a session's whole process tree
  *   (TERM, grace, KILL — descendants that left the group or the session too) and removes it.
  *
- * Programs run without a shell (argv) in a pseudo-terminal of `cols`×`rows`. Output over
- * 2 000 lines or 50 KiB is written to a file whose path is returned, with the head and tail
- * inline. A running session does not keep the process alive (it is killed when the process
- * exits), as a registry's handles. Each tool has a `permission` class and MCP annotations. Register it with
+ * Programs run without a shell (argv) in a pseudo-terminal of `cols`×`rows`, with `PAGER=cat` and
+ * `GIT_PAGER=cat` (the set's `env` overrides them). Output over 2 000 lines, 50 KiB or `max_chars` characters is
+ * written to a file whose path is returned, with the head and tail inline. A session that exited
+ * stays readable until a read reports its exit (with its runtime and the processes it left
+ * running, which pty_stop ends). A running session does not keep the process alive (it is killed
+ * when the process exits), as a registry's handles. Each tool has a `permission` class and MCP
+ * annotations; `approve` gates the start, input and stop calls. Register it with
  * `registry.register(terminalTools())`; `call()` gives typed results, `respond()` text.
  * `ERR_INVALID_ARG` for a bad option.
  */
 export declare function terminalTools(options?: TerminalToolsOptions): ToolSet
+

@@ -8,10 +8,33 @@
 // interactive tools; each registry that registers it gets its own sessions
 // (a TerminalSessions object, below), shown in its `list()` and events.
 //
-// Programs run without a shell (argv), in a PtySession. Output is the
-// session's transcript stripped of escape sequences; output over
-// `maxOutputLines` lines or `maxOutputBytes` bytes is written to a file whose
-// path is returned, with its head and tail inline.
+// Programs run without a shell (argv), in a PtySession, with PAGER=cat and
+// GIT_PAGER=cat over the inherited environment (`DEFAULT_ENV`; the set's
+// `env` overrides them) so that `git log` or `man` never stop in a pager the
+// model cannot see. Output is the session's transcript stripped of escape
+// sequences; output over `maxOutputLines` lines, `maxOutputBytes` bytes or the
+// call's `max_chars` characters is written to a file whose path is returned,
+// with its head and tail inline.
+//
+// A session that exited stays readable — its exit, runtime and the end of its
+// output — until one read reports the exit, pty_stop removes it, or
+// `keepExitedMs` passes; then a call naming it hears what became of it.
+// Processes a program left running when it exited (an `&` job, a daemon) are
+// found by its session id and by a marker in the environment of everything it
+// started (PTYPILOT_SESSION), named in the reply that reports the exit, and
+// ended by pty_stop.
+//
+// `approve` (and `ask`, when it answers 'ask') is called before every call of
+// the 'start', 'input' and 'stop' classes; a call it denies never runs, and
+// the model hears why.
+//
+// With `recordDir`, every session is recorded there (asciicast v2,
+// `<id>.cast`).
+//
+// A person beside the agent (the live panel, lib/panel.js, when the set has a
+// `web` option) can take a session over: while they hold it the model's input
+// is refused, and what they type is in no reply — the model's next read says
+// how many characters they typed, and shows the program's answer.
 //
 // A ToolSet crosses to the isolated host (`isolation: 'process'`) as its
 // options (`toolSetData` / `toolSetFromData`); an `allow` function cannot
@@ -32,6 +55,8 @@ const DEFAULTS = Object.freeze({
   maxSessions: 16,
   maxOutputLines: 2000,
   maxOutputBytes: 51200,
+  maxOutputChars: 51200,
+  keepExitedMs: 30 * 60 * 1000,
   defaultTimeoutMs: 60000,
   maxTimeoutMs: 300000,
   maxWaitMs: 30000,
@@ -47,10 +72,32 @@ const SPILL_HEAD_CHARS = 8000
 const SPILL_TAIL_CHARS = 16000
 /** Quiet period that ends a pty_read wait once output came. */
 const READ_QUIET_MS = 100
+/** The smallest `max_chars` a call may ask for. */
+const MIN_MAX_CHARS = 200
+/**
+ * The environment every program of the set gets under the set's `env`: no
+ * pager (a pager waits for keys the model does not know it must send).
+ * TERM stays the session's default, xterm-256color.
+ */
+const DEFAULT_ENV = Object.freeze({ PAGER: 'cat', GIT_PAGER: 'cat' })
+/** The variable that marks everything a session's program started (for its left-overs). */
+const SESSION_MARKER = 'PTYPILOT_SESSION'
+/** Gone sessions remembered for the message a later call naming them gets. */
+const KEEP_GONE = 256
 
 // ---------- the tool definitions ----------
 
 const ID_FIELD = { type: 'string', description: 'The session id (from pty_start, pty_exec or pty_list).' }
+function maxCharsField(limits) {
+  return {
+    type: 'integer',
+    minimum: MIN_MAX_CHARS,
+    maximum: 1e7,
+    description:
+      `The most characters of output to return (default ${limits.maxOutputChars}): longer output comes as its first and ` +
+      'last lines, and in full in a file whose path is given.',
+  }
+}
 const ARGS_FIELD = {
   type: 'array',
   items: { type: 'string' },
@@ -70,8 +117,9 @@ function toolSpecs(limits) {
         '(["install"], not "npm install"); for shell syntax run command "sh" with args ["-c", "..."]. ' +
         `If it does not finish within timeout_ms (default ${limits.defaultTimeoutMs}, at most ${limits.maxTimeoutMs}) ` +
         'you get the output so far and a session id: it keeps running, follow it with pty_read or stop it with pty_stop. ' +
-        `Output over ${limits.maxOutputLines} lines or ${limits.maxOutputBytes} bytes is written to a file whose path is given, ` +
-        'with its first and last lines shown. Use for builds, tests, git and other commands that end on their own.',
+        `Output over ${limits.maxOutputLines} lines, ${limits.maxOutputBytes} bytes or max_chars characters is written to a file whose path is given, ` +
+        'with its first and last lines shown. Pagers are off (PAGER=cat). Processes the program left running (a daemon, ' +
+        'an & job) are listed when it exits: pty_stop on its id ends them. Use for builds, tests, git and other commands that end on their own.',
       fields: {
         command: { type: 'string', description: 'The executable, looked up on PATH (e.g. "npm", "git", "python3").' },
         args: ARGS_FIELD,
@@ -82,6 +130,7 @@ function toolSpecs(limits) {
           maximum: limits.maxTimeoutMs,
           description: `How long to wait for the program to finish, in ms (default ${limits.defaultTimeoutMs}, at most ${limits.maxTimeoutMs}).`,
         },
+        max_chars: maxCharsField(limits),
       },
       required: ['command'],
     },
@@ -111,7 +160,8 @@ function toolSpecs(limits) {
         '(tail limits it to the last lines); with since: only the output after that cursor. Every reply ends with ' +
         'the session state (running, or exited with its code) and the new cursor: pass it as since next time so ' +
         `you only get new output. wait_ms (at most ${limits.maxWaitMs}) waits for new output first (500-2000 to poll). ` +
-        'screen: true returns the current screen instead, for full-screen programs (vim, less, top, menus).',
+        'screen: true returns the current screen instead, for full-screen programs (vim, less, top, menus). ' +
+        'A session that exited stays readable until one read reports its exit (with its runtime and the processes it left running).',
       fields: {
         id: ID_FIELD,
         since: { type: 'integer', minimum: 0, description: 'The cursor of the previous read: only output after it.' },
@@ -131,6 +181,7 @@ function toolSpecs(limits) {
             'moved or are as in an earlier numbered view): then only the rows with new text, each after its row number (12│text), ' +
             "or a row's new words written over it from a character (23:62│40,5).",
         },
+        max_chars: maxCharsField(limits),
       },
       required: ['id'],
     },
@@ -163,7 +214,8 @@ function toolSpecs(limits) {
       permission: 'stop',
       title: 'Stop a terminal session',
       description:
-        'Stop a session: terminate its program and every process it started (the whole tree), then remove the session.',
+        'Stop a session: terminate its program and every process it started (the whole tree), then remove the session. ' +
+        'On a session that exited, it ends the processes the program left running.',
       fields: { id: ID_FIELD },
       required: ['id'],
     },
@@ -233,7 +285,7 @@ function definitionOf(tool, format) {
 
 // ---------- options ----------
 
-const OPTION_KEYS = ['cwd', 'maxSessions', 'spillDir', 'allow', 'env', 'cols', 'rows', ...Object.keys(DEFAULTS)]
+const OPTION_KEYS = ['cwd', 'maxSessions', 'spillDir', 'recordDir', 'allow', 'approve', 'ask', 'web', 'env', 'cols', 'rows', ...Object.keys(DEFAULTS)]
 
 function checkInteger(value, what, min, max) {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -259,6 +311,7 @@ function normalizeOptions(options) {
     switch (key) {
       case 'cwd':
       case 'spillDir':
+      case 'recordDir':
         if (typeof value !== 'string' || value === '') throw invalidArg(`options.${key} must be a path, got ${describe(value)}`)
         out[key] = path.resolve(value)
         break
@@ -266,6 +319,17 @@ function normalizeOptions(options) {
         if (typeof value === 'function') out.allow = value
         else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) out.allow = [...value]
         else throw invalidArg(`options.allow must be a function (command) => boolean or an array of command names, got ${describe(value)}`)
+        break
+      case 'approve':
+      case 'ask':
+        if (typeof value !== 'function') {
+          throw invalidArg(`options.${key} must be a function (request) => 'allow' | 'deny'${key === 'approve' ? " | 'ask'" : ''}, got ${describe(value)}`)
+        }
+        out[key] = value
+        break
+      case 'web':
+        if (value === false) break
+        out.web = webOption(value)
         break
       case 'env':
         if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -288,6 +352,10 @@ function normalizeOptions(options) {
         checkInteger(value, `options.${key}`, 1024, 1e9)
         out[key] = value
         break
+      case 'maxOutputChars':
+        checkInteger(value, `options.${key}`, MIN_MAX_CHARS, 1e7)
+        out[key] = value
+        break
       case 'cols':
       case 'rows':
         checkInteger(value, `options.${key}`, 2, 1000)
@@ -303,6 +371,27 @@ function normalizeOptions(options) {
     throw invalidArg(`options.defaultTimeoutMs (${out.defaultTimeoutMs}) must not exceed options.maxTimeoutMs (${out.maxTimeoutMs})`)
   }
   return out
+}
+
+/**
+ * The `web` option checked: `true` or `{ port?, token? }` → `{ port, token }`
+ * (port 0: any free one; token null: a fresh random one per panel).
+ */
+function webOption(value) {
+  if (value === true) return { port: 0, token: null }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`options.web must be true or { port?, token? }, got ${describe(value)}`)
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'port' && key !== 'token') throw invalidArg(`unknown option "web.${key}" of terminalTools() (known: port, token)`)
+  }
+  const port = value.port ?? 0
+  checkInteger(port, 'options.web.port', 0, 65535)
+  const token = value.token ?? null
+  if (token !== null && (typeof token !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(token))) {
+    throw invalidArg(`options.web.token must be 16 to 128 letters, digits, '-' or '_', got ${describe(token)}`)
+  }
+  return { port, token }
 }
 
 // ---------- the ToolSet ----------
@@ -343,10 +432,21 @@ function isToolSet(value) {
   }
 }
 
-/** The ToolSet as data that crosses IPC: its options, without an `allow` function. */
+/**
+ * The ToolSet as data that crosses IPC: its options, without functions
+ * (`allow`, `approve`, `ask` stay in this process and are checked before a
+ * call is forwarded: `checkAllowed`, `checkApproval`).
+ */
 function toolSetData(set) {
-  const { allow, ...options } = set.options
+  const { allow, approve, ask, ...options } = set.options
   return { kind: set.kind, options: typeof allow === 'function' ? options : { ...options, allow } }
+}
+
+/** The same set without its live panel (for a registry that only answers with its specs). */
+function withoutPanel(set) {
+  if (set.options.web === undefined) return set
+  const { web, ...options } = set.options
+  return terminalTools(options)
 }
 
 function toolSetFromData(data) {
@@ -393,6 +493,69 @@ function checkAllowed(set, name, input) {
   const command = value !== null && typeof value === 'object' ? value.command : undefined
   if (typeof command !== 'string') return null
   return allowed(set, command) ? null : deniedError(set, command)
+}
+
+// ---------- approval ----------
+
+/** The permission classes whose calls `approve` decides on. */
+const APPROVED = new Set(['start', 'input', 'stop'])
+
+/** An `approve` / `ask` answer as `{ decision, reason }`. */
+function decisionOf(value, what) {
+  if (value === 'allow' || value === 'deny' || value === 'ask') return { decision: value, reason: null }
+  if (value !== null && typeof value === 'object' && ['allow', 'deny', 'ask'].includes(value.decision)) {
+    return { decision: value.decision, reason: typeof value.reason === 'string' && value.reason.trim() !== '' ? value.reason.trim() : null }
+  }
+  throw invalidArg(`${what} must return 'allow', 'deny' or 'ask' (or { decision, reason }), got ${describe(value)}`)
+}
+
+/**
+ * Asks the set's `approve` about a call of tool `name` with `input` (and the
+ * set's `ask` when it answers 'ask'). Resolves with null when the call may
+ * run, or with the error the model gets (ERR_INVALID_INPUT, `denied: true`).
+ * `sessionOf(id)` gives `{ command, args }` of a session for input and stop
+ * calls, or undefined for an unknown one (the call then fails on its own).
+ * A call whose input is malformed is not asked about: it fails on its own.
+ */
+async function checkApproval(set, name, input, sessionOf) {
+  const { approve, ask } = set.options
+  if (approve === undefined) return null
+  const tool = set.tools.find((t) => t.name === name)
+  if (tool === undefined || !APPROVED.has(tool.permission)) return null
+  let fields
+  try {
+    fields = readInput(tool, input)
+  } catch {
+    return null
+  }
+  let command = fields.command
+  let args = fields.args ?? []
+  let session = null
+  if (tool.permission !== 'start') {
+    const info = sessionOf(fields.id)
+    if (info === undefined) return null
+    ;({ command, args } = info)
+    session = fields.id
+  }
+  const request = { permission: tool.permission, tool: name, input: fields, command, args: [...args], session }
+  let answer = decisionOf(await approve(structuredClone(request)), 'approve()')
+  if (answer.decision === 'ask') {
+    answer = ask === undefined
+      ? { decision: 'deny', reason: 'it needs a person\'s approval and there is no one to ask' }
+      : decisionOf(await ask(structuredClone(request)), 'ask()')
+    if (answer.decision === 'ask') throw invalidArg("ask() must return 'allow' or 'deny', got 'ask'")
+    if (answer.decision === 'deny' && answer.reason === null) answer.reason = 'the person declined it'
+  }
+  if (answer.decision === 'allow') return null
+  const line = [command, ...args].join(' ')
+  const what = tool.permission === 'start'
+    ? `${name} of ${JSON.stringify(line)}`
+    : tool.permission === 'input'
+      ? `typing into ${session} (${line})`
+      : `stopping ${session} (${line})`
+  const err = codedError('ERR_INVALID_INPUT', `${what} was denied${answer.reason === null ? '' : `: ${answer.reason}`}; the call did not run`)
+  err.denied = true
+  return err
 }
 
 // ---------- input checks ----------
@@ -471,21 +634,45 @@ function countLines(text) {
 }
 
 /**
- * `text` cut to its first `headLines` lines (at most `headChars` characters)
- * and its last `tailLines` lines (at most `tailChars`): `{ head, tail,
- * omitted }`, `omitted` the number of lines between them.
+ * `text` cut to its first lines (at most `headLines`, whole lines of at most
+ * `headChars` characters together) and its last (at most `tailLines` lines,
+ * `tailChars` characters): `{ head, tail, omitted }`, `omitted` the number of
+ * lines between them. A first or last line longer than its room is cut at
+ * the room, with "…" where it was cut.
  */
 function headAndTail(text, headLines, headChars, tailLines, tailChars) {
   const lines = text.split('\n')
   const last = lines.pop() // '' after a final newline
   if (last !== '') lines.push(last)
-  const end = (i) => (i < lines.length - 1 || last === '' ? '\n' : '')
-  const headCount = Math.min(headLines, lines.length)
-  const tailCount = Math.min(tailLines, lines.length - headCount)
-  let head = lines.slice(0, headCount).map((l, i) => l + end(i)).join('')
-  let tail = lines.slice(lines.length - tailCount).map((l, i) => l + end(lines.length - tailCount + i)).join('')
-  if (head.length > headChars) head = `${head.slice(0, headChars)}…\n`
-  if (tail.length > tailChars) tail = `…${tail.slice(tail.length - tailChars)}`
+  const withEnd = (i) => lines[i] + (i < lines.length - 1 || last === '' ? '\n' : '')
+  let head = ''
+  let headCount = 0
+  while (headCount < Math.min(headLines, lines.length)) {
+    const line = withEnd(headCount)
+    if (head.length + line.length > headChars) {
+      if (headCount === 0 && headChars > 0) {
+        head = `${line.slice(0, headChars)}…\n`
+        headCount = 1
+      }
+      break
+    }
+    head += line
+    headCount++
+  }
+  let tail = ''
+  let tailCount = 0
+  while (tailCount < Math.min(tailLines, lines.length - headCount)) {
+    const line = withEnd(lines.length - 1 - tailCount)
+    if (tail.length + line.length > tailChars) {
+      if (tailCount === 0 && tailChars > 0) {
+        tail = `…${line.slice(line.length - tailChars)}`
+        tailCount = 1
+      }
+      break
+    }
+    tail = line + tail
+    tailCount++
+  }
   return { head, tail, omitted: lines.length - headCount - tailCount }
 }
 
@@ -505,6 +692,57 @@ async function held(promise) {
   }
 }
 
+/** An interactive tool's handle (a HandleInfo) as the live panel shows it: view only. */
+function handleEntry(h, handles) {
+  let size = { cols: 80, rows: 24 }
+  try {
+    const screen = h.state === 'running' ? handles.screen(h.id) : null
+    if (screen) size = { cols: screen.cols, rows: screen.rows }
+  } catch {
+    // A pipes handle has no screen.
+  }
+  return {
+    id: h.id,
+    kind: 'tool',
+    name: `${h.tool} ${h.command}`,
+    command: h.tool,
+    args: [h.command, ...h.args],
+    pid: h.pid,
+    state: h.state === 'running' ? 'running' : 'exited',
+    stateText: h.state === 'running' ? 'running' : h.state === 'success' || h.state === 'error' ? `exited ${h.exitCode}` : h.state,
+    exitCode: h.exitCode,
+    signal: null,
+    input: null,
+    holder: null,
+    canTake: false,
+    cols: size.cols,
+    rows: size.rows,
+    startedAt: h.startedAt,
+    finishedAt: h.finishedAt,
+    leftovers: [],
+  }
+}
+
+/**
+ * The processes session `s`'s program left running when it exited (its
+ * session's members and everything carrying its marker): `{ proc, pid, args }`
+ * each, `proc` a Process. None where there is no process table (macOS).
+ */
+async function leftBehind(s) {
+  const { Process } = require('./process.js')
+  const { NativeProcess } = require('./addon.js')
+  let handles
+  try {
+    handles = await NativeProcess.leftBehind(s.pid ?? 0, SESSION_MARKER, s.marker)
+  } catch {
+    return []
+  }
+  return handles.map((handle) => {
+    const proc = new Process(handle)
+    return { proc, pid: proc.pid, args: proc.args() }
+  })
+}
+
 /**
  * The sessions of one registry's terminal tools. `host` gives `emit(event)`
  * (or undefined), `cwd` (the registry's default) and `firstId` (the number of
@@ -518,9 +756,17 @@ class TerminalSessions {
   #PtySession
   /** Sessions by id, in start order. */
   #sessions = new Map()
+  /** Ids of sessions that are gone → what became of them (the last KEEP_GONE). */
+  #gone = new Map()
   #nextId
   #spillDir = null
   #spillCount = 0
+  /** Listeners of the sessions' changes and output (the live panel): `(event) => void`. */
+  #watchers = new Set()
+  /** The live panel (`web` option): a promise of `{ url, close }` (null when it could not start), or null. */
+  #panel = null
+  /** Its URL once it listens, for the replies that point a person to it. */
+  #panelUrl = null
 
   constructor(set, host, PtySession) {
     this.#set = set
@@ -529,10 +775,153 @@ class TerminalSessions {
     this.#host = host
     this.#PtySession = PtySession
     this.#nextId = Math.max(1, Math.floor(host.firstId ?? 1))
+    if (this.#opts.web !== undefined) this.#panel = this.#startPanel()
+  }
+
+  /** Starts the live panel of these sessions; its URL goes out as a `web` event. */
+  async #startPanel() {
+    const { startPanel } = require('./panel.js')
+    const { port, token } = this.#opts.web
+    const emit = this.#host.emit
+    try {
+      const panel = await startPanel({ source: this.panelSource(), port, ...(token !== null && { token }), title: 'ptypilot' })
+      this.#panelUrl = panel.url
+      if (emit !== undefined) emit({ type: 'web', id: this.#set.name, url: panel.url })
+      return panel
+    } catch (err) {
+      const message = `the live panel could not start on 127.0.0.1:${port}: ${err && err.message ? err.message : String(err)}`
+      process.emitWarning(message, { code: 'PTYPILOT_WEB' })
+      if (emit !== undefined) emit({ type: 'web', id: this.#set.name, url: null, error: message })
+      return null
+    }
+  }
+
+  /** Stops every session and closes the live panel. */
+  async close() {
+    await this.stopAll()
+    const panel = await this.#panel
+    this.#panel = null
+    if (panel) await panel.close()
   }
 
   get set() {
     return this.#set
+  }
+
+  // ----- the person beside the agent (the live panel) -----
+
+  /** Tells the watchers that session `s` changed (or is gone). */
+  #notify(s) {
+    if (this.#watchers.size === 0) return
+    const event = s.forgotten || !this.#sessions.has(s.id) ? { type: 'removed', id: s.id } : { type: 'entry', entry: this.#entry(s) }
+    for (const watch of this.#watchers) watch(event)
+  }
+
+  /** Session `s` as the panel shows it. */
+  #entry(s) {
+    return {
+      id: s.id,
+      kind: 'terminal',
+      name: s.title ?? [s.command, ...s.args].join(' '),
+      command: s.command,
+      args: [...s.args],
+      pid: s.pid,
+      state: s.exit === null ? 'running' : 'exited',
+      exitCode: s.exit === null ? null : s.exit.exitCode,
+      signal: s.exit === null ? null : s.exit.signal,
+      input: null,
+      holder: s.person === null ? null : s.person.holder,
+      canTake: s.exit === null,
+      cols: s.size.cols,
+      rows: s.size.rows,
+      startedAt: s.startedAt,
+      finishedAt: s.finishedAt,
+      leftovers: s.leftovers.map(({ pid, args }) => ({ pid, args })),
+    }
+  }
+
+  /** The running session `id` for a person's action, checked. */
+  #personSession(id, holder, action) {
+    const s = this.#sessions.get(id)
+    if (s === undefined && /^h\d+$/.test(id)) {
+      throw codedError('ERR_INVALID_INPUT', `${id} is an interactive tool's handle: the panel shows it, the model's apply types into it`)
+    }
+    if (s === undefined || s.forgotten) throw codedError('ERR_UNKNOWN_HANDLE', `no terminal session ${JSON.stringify(id)}`)
+    if (s.exit !== null || !s.pty.running) throw codedError('ERR_NOT_RUNNING', `session ${id} has exited; it cannot be ${action}`)
+    if (action !== 'taken over' && (s.person === null || s.person.holder !== holder)) {
+      throw codedError('ERR_INVALID_INPUT', `session ${id} is not held by this page; take it over first`)
+    }
+    return s
+  }
+
+  /**
+   * The sessions as a source of the live panel (lib/panel.js): their
+   * entries, a subscription to their changes and output, and a person's
+   * actions — take over, type, resize, hand back. A holder is any value that
+   * names one page.
+   */
+  panelSource() {
+    const handles = this.#host.handles
+    return {
+      entries: () => [
+        ...[...this.#sessions.values()].filter((s) => !s.forgotten).map((s) => this.#entry(s)),
+        ...(handles === undefined ? [] : handles.list().map((h) => handleEntry(h, handles))),
+      ],
+      subscribe: (fn) => {
+        this.#watchers.add(fn)
+        // The registry's interactive-tool handles: shown, never typed into here (their input is the model's apply).
+        const off = handles === undefined || !handles.live
+          ? () => {}
+          : handles.subscribe((event) => {
+              if (typeof event.id !== 'string' || !/^h\d+$/.test(event.id)) return
+              if (event.type === 'output') fn({ type: 'output', id: event.id, chunk: event.chunk })
+              else if (event.type === 'started' || event.type === 'finished') {
+                const h = handles.list().find((x) => x.id === event.id)
+                fn(h === undefined ? { type: 'removed', id: event.id } : { type: 'entry', entry: handleEntry(h, handles) })
+              }
+            })
+        return () => {
+          this.#watchers.delete(fn)
+          off()
+        }
+      },
+      take: (id, holder) => {
+        const s = this.#personSession(id, holder, 'taken over')
+        if (s.person !== null && s.person.holder !== holder) {
+          throw codedError('ERR_LIMIT', `session ${id} is held by another page; it is read-only here until it is handed back`)
+        }
+        if (s.person === null) {
+          s.person = { holder, since: Date.now() }
+          s.personNote.took = true
+          this.#notify(s)
+        }
+      },
+      release: (id, holder) => {
+        const s = this.#sessions.get(id)
+        if (s === undefined || s.person === null || s.person.holder !== holder) return false
+        s.person = null
+        s.personNote.handedBack = true
+        if (s.exit === null && (s.size.cols !== this.#opts.cols || s.size.rows !== this.#opts.rows)) {
+          // The model's size again: what it reads is as wide as it expects.
+          s.size = { cols: this.#opts.cols, rows: this.#opts.rows }
+          s.pty.resize(s.size.cols, s.size.rows)
+        }
+        this.#notify(s)
+        return true
+      },
+      input: (id, holder, data) => {
+        const s = this.#personSession(id, holder, 'typed into')
+        // Counted, never kept: input typed while echo is off is stored nowhere (the session sees to it).
+        s.pty.write(data)
+        s.personNote.typed += typeof data === 'string' ? [...data].length : data.length
+      },
+      resize: (id, holder, cols, rows) => {
+        const s = this.#personSession(id, holder, 'resized')
+        s.pty.resize(cols, rows)
+        s.size = { cols, rows }
+        this.#notify(s)
+      },
+    }
   }
 
   /** The names of the set's tools. */
@@ -544,7 +933,7 @@ class TerminalSessions {
     return this.#tools.get(name)
   }
 
-  /** Removes a tool from this registry's view of the set; true when none is left. */
+  /** Removes a tool from this registry's view of the set; true when none is left (then call `close()`). */
   drop(name) {
     this.#tools.delete(name)
     return this.#tools.size === 0
@@ -555,6 +944,8 @@ class TerminalSessions {
     const tool = this.#tools.get(name)
     if (tool === undefined) throw codedError('ERR_UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
     const fields = readInput(tool, input)
+    const denied = await checkApproval(this.#set, name, fields, (id) => this.#sessions.get(id))
+    if (denied !== null) throw denied
     try {
       return await this.#run(name, fields)
     } catch (err) {
@@ -620,7 +1011,10 @@ class TerminalSessions {
   /** Stops every session (the whole tree of each) and waits for them. */
   async stopAll() {
     const all = [...this.#sessions.values()]
-    await Promise.all(all.filter((s) => s.exit === null).map((s) => this.#terminate(s)))
+    await Promise.all([
+      ...all.filter((s) => s.exit === null).map((s) => this.#terminate(s)),
+      ...all.filter((s) => s.exit !== null).map((s) => this.#endLeftovers(s)),
+    ])
   }
 
   // ----- the tools -----
@@ -645,12 +1039,26 @@ class TerminalSessions {
     const args = fields.args ?? []
     const emit = this.#host.emit
     const id = `pty${this.#nextId}`
+    // Marks everything the program starts, so what it leaves running is found after it exited.
+    const marker = `${id}-${crypto.randomBytes(8).toString('hex')}`
+    const env = { ...DEFAULT_ENV, ...this.#opts.env, [SESSION_MARKER]: marker }
+    let record
+    if (this.#opts.recordDir !== undefined) {
+      fs.mkdirSync(this.#opts.recordDir, { recursive: true })
+      record = path.join(this.#opts.recordDir, `${id}.cast`)
+    }
+    const watchers = this.#watchers
     let pty
     try {
       // Like a registry's handles, a running session does not keep the process alive.
       pty = this.#PtySession[kSpawnUnref](
-        { command, args, cwd, cols: this.#opts.cols, rows: this.#opts.rows, env: this.#opts.env },
-        emit === undefined ? undefined : (chunk) => emit({ type: 'output', id, chunk }),
+        { command, args, cwd, cols: this.#opts.cols, rows: this.#opts.rows, env, ...(record !== undefined && { record }) },
+        emit === undefined && watchers.size === 0 && this.#opts.web === undefined
+          ? undefined
+          : (chunk) => {
+              if (emit !== undefined) emit({ type: 'output', id, chunk })
+              for (const watch of watchers) watch({ type: 'output', id, chunk })
+            },
       )
     } catch (err) {
       if (err.code === 'ERR_SPAWN' && /\s/.test(command.trim()) && args.length === 0) {
@@ -673,13 +1081,40 @@ class TerminalSessions {
       exit: null,
       stopped: false,
       forgotten: false,
+      marker,
+      /** Processes the program left running when it exited: `{ proc, pid, args }`. */
+      leftovers: [],
+      /** Resolves once the exit is known with its left-overs. */
+      settled: null,
+      keepTimer: null,
+      /** The person who took the session over in the panel (`{ holder, since }`), or null. */
+      person: null,
+      /** What the person did since the model's last read: characters typed, took over, handed back. */
+      personNote: { typed: 0, took: false, handedBack: false },
+      size: { cols: this.#opts.cols, rows: this.#opts.rows },
     }
     this.#sessions.set(id, s)
     if (emit !== undefined) emit({ type: 'started', ...this.#info(s) })
-    pty.exited.then((exit) => {
+    this.#notify(s)
+    s.settled = pty.exited.then(async (exit) => {
+      const at = Date.now()
+      // Known before the exit shows: a reply that reports the exit names them.
+      if (!s.stopped) s.leftovers = await leftBehind(s)
       s.exit = exit
-      s.finishedAt = Date.now()
+      s.finishedAt = at
+      if (s.person !== null) {
+        s.person = null
+        s.personNote.handedBack = true
+      }
       if (emit !== undefined) emit({ type: 'finished', durationMs: s.finishedAt - s.startedAt, ...this.#info(s) })
+      this.#notify(s)
+      if (!s.forgotten) {
+        s.keepTimer = setTimeout(() => {
+          const minutes = Math.round(this.#opts.keepExitedMs / 60000)
+          this.#forget(s, `nobody read it within ${minutes >= 1 ? `${minutes} min` : `${this.#opts.keepExitedMs} ms`} of its exit`)
+        }, this.#opts.keepExitedMs)
+        s.keepTimer.unref()
+      }
       this.#evict()
     })
     return s
@@ -688,7 +1123,24 @@ class TerminalSessions {
   /** Forgets the oldest exited sessions beyond `maxSessions` kept. */
   #evict() {
     const exited = [...this.#sessions.values()].filter((s) => s.exit !== null)
-    for (const s of exited.slice(0, Math.max(0, exited.length - this.#opts.maxSessions))) this.#sessions.delete(s.id)
+    for (const s of exited.slice(0, Math.max(0, exited.length - this.#opts.maxSessions))) {
+      this.#forget(s, `more than ${this.#opts.maxSessions} exited sessions were kept`)
+    }
+  }
+
+  /** Removes a session; a later call naming it hears `why`. */
+  #forget(s, why) {
+    if (!this.#sessions.has(s.id)) return
+    clearTimeout(s.keepTimer)
+    s.forgotten = true
+    s.person = null
+    this.#sessions.delete(s.id)
+    this.#gone.set(s.id, {
+      exit: s.exit,
+      text: `no terminal session ${JSON.stringify(s.id)} any more: ${s.id} (${[s.command, ...s.args].join(' ')}) ${describeExit(s.exit, false)} and was removed (${why})`,
+    })
+    if (this.#gone.size > KEEP_GONE) this.#gone.delete(this.#gone.keys().next().value)
+    this.#notify(s)
   }
 
   async #exec(fields) {
@@ -702,13 +1154,14 @@ class TerminalSessions {
     ])
     clearTimeout(timer)
     if (!timedOut) {
-      s.exit ??= await held(s.pty.exited)
-      const out = this.#output(s, s.pty.read())
-      this.#sessions.delete(s.id)
-      return { id: s.id, status: 'exited', timedOut: false, timeoutMs, exitCode: s.exit.exitCode, signal: s.exit.signal, ...out }
+      await held(s.settled)
+      const out = this.#output(s, s.pty.read(), fields.max_chars)
+      const result = { ...this.#status(s), timedOut: false, timeoutMs, ...out }
+      this.#afterExitRead(s)
+      return result
     }
-    const out = this.#output(s, s.pty.read())
-    return { id: s.id, status: 'running', timedOut: true, timeoutMs, exitCode: null, signal: null, ...out }
+    const out = this.#output(s, s.pty.read(), fields.max_chars)
+    return { ...this.#status(s), timedOut: true, timeoutMs, ...out }
   }
 
   async #start(fields) {
@@ -725,12 +1178,14 @@ class TerminalSessions {
       throw invalidInput(`input.since ${since} is past the end of ${s.id}'s output (its cursor is ${end}); use the cursor of your last read`)
     }
     if (waitMs > 0 && s.exit === null) await this.#waitOutput(s, since ?? end, waitMs, since === undefined && end > 0)
+    // An exit is reported with what the program left running.
+    if (!s.pty.running) await held(s.settled)
     if (fields.screen === true) {
       // The cursor first: output arriving between the two calls is then on
       // the screen and after the cursor (read again), never in neither.
       const read = s.pty.read({ tail: 0 })
       const screen = s.pty.screen()
-      return {
+      const result = {
         ...this.#status(s),
         screen: {
           text: screen.text,
@@ -743,9 +1198,23 @@ class TerminalSessions {
         },
         cursor: read.cursor,
       }
+      this.#afterExitRead(s)
+      return result
     }
     const read = s.pty.read({ since, tail })
-    return { ...this.#status(s), ...this.#output(s, read) }
+    const result = { ...this.#status(s), ...this.#output(s, read, fields.max_chars) }
+    this.#afterExitRead(s)
+    return result
+  }
+
+  /**
+   * After a reply that told the model of the exit: the session goes, unless
+   * processes it left are still running (pty_stop on it ends them).
+   */
+  #afterExitRead(s) {
+    if (s.exit === null) return
+    if (s.leftovers.some((l) => l.proc.status() === 'running')) return
+    this.#forget(s, 'its exit was reported')
   }
 
   /** Waits until output after `from` came (then a quiet period), the program exited, or `ms` passed. */
@@ -770,7 +1239,15 @@ class TerminalSessions {
   }
 
   async #send(fields) {
-    const s = this.#session(fields.id)
+    const s = this.#session(fields.id, 'send')
+    if (s.person !== null && s.exit === null) {
+      const err = codedError(
+        'ERR_INVALID_INPUT',
+        `a person has taken session ${s.id} over in the live panel; your input was not sent. Follow it with pty_read; it is yours again when they hand it back`,
+      )
+      err.person = true
+      throw err
+    }
     if (s.exit !== null || !s.pty.running) {
       throw codedError(
         'ERR_NOT_RUNNING',
@@ -793,12 +1270,12 @@ class TerminalSessions {
 
   async #stop(fields) {
     const s = this.#session(fields.id)
-    if (s.exit === null) await this.#terminate(s)
-    s.forgotten = true
-    this.#sessions.delete(s.id)
-    return { id: s.id, status: 'exited', exitCode: s.exit.exitCode, signal: s.exit.signal, stopped: s.stopped }
+    const ended = s.exit === null ? await this.#terminate(s) : await this.#endLeftovers(s)
+    this.#forget(s, 'pty_stop removed it')
+    return { ...this.#status(s), status: 'exited', stopped: s.stopped, ended }
   }
 
+  /** Ends the program's tree, then whatever it left that the tree walk missed; the latter as `{ pid, args }`. */
   async #terminate(s) {
     s.stopped = true
     const exit = await held(s.pty.terminate({ graceMs: this.#opts.stopGraceMs }))
@@ -806,13 +1283,37 @@ class TerminalSessions {
       s.exit = exit
       s.finishedAt = Date.now()
     }
+    return this.#endLeftovers(s)
+  }
+
+  /**
+   * Ends the processes the session's program left running (those found at
+   * its exit and any found now), each with its tree: TERM, the stop grace,
+   * KILL. Resolves with the ones that were running, as `{ pid, args }`.
+   */
+  async #endLeftovers(s) {
+    await held(s.settled)
+    const known = new Map(s.leftovers.map((l) => [l.pid, l]))
+    for (const l of await leftBehind(s)) if (!known.has(l.pid)) known.set(l.pid, l)
+    const running = [...known.values()].filter((l) => l.proc.status() === 'running')
+    await held(Promise.all(running.map((l) => l.proc.terminate({ gracefulMs: this.#opts.stopGraceMs }).catch(() => false))))
+    s.leftovers = []
+    return running.map(({ pid, args }) => ({ pid, args }))
   }
 
   // ----- helpers -----
 
-  #session(id) {
+  /** The session `id`; a gone one is ERR_UNKNOWN_HANDLE saying what became of it (ERR_NOT_RUNNING for input). */
+  #session(id, forWhat) {
     const s = this.#sessions.get(id)
     if (s === undefined || s.forgotten) {
+      const gone = this.#gone.get(id)
+      if (gone !== undefined) {
+        if (forWhat === 'send') {
+          throw codedError('ERR_NOT_RUNNING', `session ${id} has exited (${describeExit(gone.exit, false)}); the input was not sent. Start it again with pty_start`)
+        }
+        throw codedError('ERR_UNKNOWN_HANDLE', gone.text)
+      }
       const live = this.list()
       const which = live.length === 0 ? 'there are no sessions' : `the sessions are ${live.map((h) => h.id).join(', ')}`
       throw codedError('ERR_UNKNOWN_HANDLE', `no terminal session ${JSON.stringify(id)}; ${which}`)
@@ -820,25 +1321,50 @@ class TerminalSessions {
     return s
   }
 
-  #status(s) {
+  /** The session's state in a result; `tell`: with what a person did since the last reply (which resets it). */
+  #status(s, tell = true) {
     return {
       id: s.id,
       status: s.exit === null ? 'running' : 'exited',
       exitCode: s.exit === null ? null : s.exit.exitCode,
       signal: s.exit === null ? null : s.exit.signal,
+      runtimeMs: s.exit === null ? null : s.finishedAt - s.startedAt,
+      leftovers: s.exit === null ? [] : s.leftovers.map(({ pid, args }) => ({ pid, args })),
+      person: tell ? this.#personReport(s) : null,
     }
   }
 
-  /** The read's text, inline or spilled to a file. */
-  #output(s, read) {
+  /**
+   * What a person did in the session since the model's last reply about it
+   * (never what they typed): `{ holding, typed, tookOver, handedBack }`, or
+   * null when there is nothing to tell. Telling it resets it.
+   */
+  #personReport(s) {
+    const note = s.personNote
+    if (s.person === null && note.typed === 0 && !note.took && !note.handedBack) return null
+    s.personNote = { typed: 0, took: false, handedBack: false }
+    return { holding: s.person !== null, typed: note.typed, tookOver: note.took, handedBack: note.handedBack }
+  }
+
+  /**
+   * The read's text, inline or spilled to a file: spilled when it is over
+   * the set's line or byte limit or `maxChars` characters (the call's
+   * `max_chars`, else the set's `maxOutputChars`); then its head and tail
+   * fit in `maxChars` with the marker line.
+   */
+  #output(s, read, maxChars = this.#opts.maxOutputChars) {
     const { text, cursor, truncated } = read
     const bytes = Buffer.byteLength(text)
     const lines = countLines(text)
-    if (lines <= this.#opts.maxOutputLines && bytes <= this.#opts.maxOutputBytes) {
+    if (lines <= this.#opts.maxOutputLines && bytes <= this.#opts.maxOutputBytes && text.length <= maxChars) {
       return { output: text, cursor, truncated, lines, bytes, spillPath: null }
     }
     const file = this.#spill(s.id, text)
-    const { head, tail, omitted } = headAndTail(text, SPILL_HEAD_LINES, SPILL_HEAD_CHARS, SPILL_TAIL_LINES, SPILL_TAIL_CHARS)
+    // The marker line takes its own room (a path and two numbers); a third of the rest is the head.
+    const room = Math.max(0, maxChars - 120 - file.length)
+    const headChars = Math.min(SPILL_HEAD_CHARS, Math.floor(room / 3))
+    const tailChars = Math.min(SPILL_TAIL_CHARS, room - headChars)
+    const { head, tail, omitted } = headAndTail(text, SPILL_HEAD_LINES, headChars, SPILL_TAIL_LINES, tailChars)
     const output = `${head}[… ${omitted} line${omitted === 1 ? '' : 's'} omitted; the whole output is in ${file} …]\n${tail}`
     return { output, cursor, truncated, lines, bytes, spillPath: file }
   }
@@ -876,7 +1402,8 @@ class TerminalSessions {
 
   #describe(s) {
     return {
-      ...this.#status(s),
+      ...this.#status(s, false),
+      personHolding: s.person !== null,
       command: s.command,
       args: [...s.args],
       title: s.title,
@@ -914,6 +1441,54 @@ function quoteCall(name, fields) {
   return `${name} ${JSON.stringify(fields)}`
 }
 
+/** `1.2 s`, `340 ms`, `2 min 5 s`. */
+function duration(ms) {
+  if (ms < 1000) return `${ms} ms`
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
+}
+
+/** `pid 1234 (sleep 300), pid 1240 (node server.js)`. */
+function processList(list) {
+  return list.map((p) => `pid ${p.pid} (${p.args.length > 0 ? clip(p.args.join(' ').replace(/\s+/g, ' '), 200) : '?'})`).join(', ')
+}
+
+function clip(text, n) {
+  return text.length > n ? `${text.slice(0, n)}…` : text
+}
+
+/** `; it left 2 processes running: pid 1 (a), pid 2 (b); pty_stop {"id":"pty1"} ends them`, or ''. */
+function leftoverText(r) {
+  const n = r.leftovers.length
+  if (n === 0) return ''
+  return `it left ${n} process${n === 1 ? '' : 'es'} running: ${processList(r.leftovers)}; ` +
+    `${quoteCall('pty_stop', { id: r.id })} ends ${n === 1 ? 'it' : 'them'}`
+}
+
+/**
+ * A line about an exited session for a read that reports its exit: how long
+ * it ran, and what it left running (then it stays for pty_stop) or that it is
+ * removed now.
+ */
+function exitNote(r) {
+  if (r.status !== 'exited') return ''
+  const ran = r.runtimeMs === null ? '' : `${r.id} ran ${duration(r.runtimeMs)}; `
+  const rest = r.leftovers.length > 0 ? leftoverText(r) : 'the session is removed now that its exit was read'
+  return `\n[${ran}${rest}]`
+}
+
+/** What a person did in the panel since the last reply (never what they typed), or ''. */
+function personNote(r) {
+  const p = r.person
+  if (p === null || p === undefined) return ''
+  const parts = []
+  if (p.tookOver) parts.push(`a person took ${r.id} over in the live panel`)
+  if (p.typed > 0) parts.push(`a person typed ${p.typed} character${p.typed === 1 ? '' : 's'} (not shown)`)
+  if (p.handedBack) parts.push(`the person handed ${r.id} back`)
+  else if (p.holding) parts.push(`they still hold it: your input is refused until they hand it back`)
+  return parts.length === 0 ? '' : `[${parts.join('; ')}]\n`
+}
+
 /**
  * The text the model reads for a tool's result; `renderScreen(id, text)`
  * turns a `pty_read { screen: true }` screen into the model's text (the
@@ -923,10 +1498,12 @@ function resultText(name, r, renderScreen) {
   switch (name) {
     case 'pty_exec': {
       if (!r.timedOut) {
-        return `${outputText(r, '(no output)')}\n[${describeExit({ exitCode: r.exitCode, signal: r.signal }, false)}]`
+        const ran = r.runtimeMs === null ? '' : ` after ${duration(r.runtimeMs)}`
+        const left = r.leftovers.length > 0 ? `\n[${leftoverText(r)}]` : ''
+        return `${personNote(r)}${outputText(r, '(no output)')}${left}\n[${describeExit(r, false)}${ran}]`
       }
       return (
-        `${outputText(r, '(no output yet)')}\n` +
+        `${personNote(r)}${outputText(r, '(no output yet)')}\n` +
         `[not finished after ${r.timeoutMs} ms: it keeps running as session ${r.id}; follow it with ` +
         `${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 2000 })} or stop it with ${quoteCall('pty_stop', { id: r.id })}]\n` +
         statusLine(r)
@@ -940,21 +1517,31 @@ function resultText(name, r, renderScreen) {
     case 'pty_read':
       if (r.screen !== undefined) {
         // The rendered screen is a lean view: its own first line has the size, the cursor and what changed.
-        return `[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}\n${statusLine(r)}`
+        return `${personNote(r)}[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}${exitNote(r)}\n${statusLine(r)}`
       }
-      return `${outputText(r, '(no new output)')}\n${statusLine(r)}`
+      return `${personNote(r)}${outputText(r, '(no new output)')}${exitNote(r)}\n${statusLine(r)}`
     case 'pty_send':
       return `Sent ${r.bytes} byte${r.bytes === 1 ? '' : 's'} to ${r.id}. Read the answer with ${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 1000 })}.`
     case 'pty_list':
       if (r.sessions.length === 0) return 'No terminal sessions.'
       return r.sessions
         .map((s) => {
-          const state = s.status === 'running' ? 'running' : describeExit({ exitCode: s.exitCode, signal: s.signal }, false)
+          let state = s.status === 'running' ? 'running' : describeExit(s, false)
+          if (s.status === 'exited' && s.runtimeMs !== null) state += ` after ${duration(s.runtimeMs)}`
+          if (s.leftovers.length > 0) state += `, left ${processList(s.leftovers)} running`
+          if (s.personHolding) state += ', held by a person in the live panel'
           return `${s.id}: ${state}; ${[s.command, ...s.args].join(' ')}${s.title ? ` ("${s.title}")` : ''}; pid ${s.pid}; cursor ${s.cursor}`
         })
         .join('\n')
-    case 'pty_stop':
-      return `Stopped session ${r.id} (${describeExit({ exitCode: r.exitCode, signal: r.signal }, false)}); its processes are gone and the session is removed.`
+    case 'pty_stop': {
+      const n = r.ended.length
+      if (!r.stopped) {
+        const ended = n === 0 ? 'nothing it started was still running' : `ended the ${n === 1 ? 'process' : `${n} processes`} it left running: ${processList(r.ended)}`
+        return `${personNote(r)}Session ${r.id} had ${describeExit(r, false)}; ${ended}. The session is removed.`
+      }
+      const also = n === 0 ? '' : ` (with ${n === 1 ? 'a process' : `${n} processes`} that had left its tree: ${processList(r.ended)})`
+      return `${personNote(r)}Stopped session ${r.id} (${describeExit(r, false)}); its processes are gone${also} and the session is removed.`
+    }
   }
   return JSON.stringify(r)
 }
@@ -984,7 +1571,9 @@ module.exports = {
   isToolSet,
   toolSetData,
   toolSetFromData,
+  withoutPanel,
   checkAllowed,
+  checkApproval,
   definitionOf,
   TerminalSessions,
   resultText,

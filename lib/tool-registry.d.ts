@@ -90,6 +90,21 @@ export type ToolEvent =
   | { type: 'output'; id: string; chunk: string }
   | ({ type: 'finished'; durationMs: number } & HandleInfo)
   | HostCrashedEvent
+  | WebPanelEvent
+
+/**
+ * The live panel of a terminal tool set with the `web` option listens at `url` (which carries
+ * its token: give it to the person, not to anyone else); `url` is null and `error` says why
+ * when it could not start (a port in use). With `isolation: 'process'` a fresh host after a
+ * crash sends its own.
+ */
+export interface WebPanelEvent {
+  type: 'web'
+  /** The name of the tool set whose panel it is (`'terminal'`). */
+  id: string
+  url: string | null
+  error?: string
+}
 
 /**
  * The isolated host (`isolation: 'process'`) holding handle `id` died: the handle is lost and

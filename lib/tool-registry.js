@@ -35,6 +35,8 @@ class ToolRegistry {
   #emit
   #cwd
   #firstIds
+  /** Listeners of the handles' events besides onEvent (a tool set's live panel). */
+  #taps = new Set()
   #replies = new Replies(this, (id) => this.#native.screen(id))
 
   constructor(options) {
@@ -59,7 +61,14 @@ class ToolRegistry {
     const onEvent = options ? read(options, 'onEvent', 'options') : undefined
     checkFunction(onEvent, 'options.onEvent')
     const emit = guarded('onEvent', onEvent)
-    const pump = emit === undefined ? undefined : (events) => events.forEach(emit)
+    const taps = this.#taps
+    // The handles' events go to onEvent, and to the live panel of a tool set (a tap) when there is one.
+    const pump = emit === undefined
+      ? undefined
+      : (events) => {
+          events.forEach(emit)
+          for (const tap of taps) events.forEach(tap)
+        }
     const firstIds = options ? options[Symbol.for('ptypilot.firstIds')] : undefined
     this.#native = new native.NativeRegistry(options, pump, baseEnv(), firstIds ? firstIds.h : undefined)
     this.#emit = emit
@@ -82,6 +91,16 @@ class ToolRegistry {
           emit: this.#emit,
           cwd: this.#cwd,
           firstId: this.#firstIds ? this.#firstIds.pty : undefined,
+          // The interactive tools' handles, for the live panel (their events only with an onEvent).
+          handles: {
+            list: () => this.#native.list(),
+            screen: (id) => this.#native.screen(id),
+            subscribe: (fn) => {
+              this.#taps.add(fn)
+              return () => this.#taps.delete(fn)
+            },
+            live: this.#emit !== undefined,
+          },
         },
         PtySession,
       )
@@ -104,8 +123,8 @@ class ToolRegistry {
     const sessions = this.#sets.get(name)
     if (sessions !== undefined) {
       this.#sets.delete(name)
-      // The last tool of a set takes its sessions with it.
-      if (sessions.drop(name)) sessions.stopAll().catch(() => {})
+      // The last tool of a set takes its sessions (and its live panel) with it.
+      if (sessions.drop(name)) sessions.close().catch(() => {})
       return true
     }
     return this.#native.unregister(name)
@@ -208,8 +227,10 @@ class ToolRegistry {
     await Promise.all([this.#native.abortAll(), ...[...new Set(this.#sets.values())].map((s) => s.stopAll())])
   }
 
-  [Symbol.asyncDispose]() {
-    return this.abortAll()
+  async [Symbol.asyncDispose]() {
+    await this.abortAll()
+    // A tool set's live panel closes with the registry.
+    await Promise.all([...new Set(this.#sets.values())].map((s) => s.close()))
   }
 }
 

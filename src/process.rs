@@ -56,6 +56,38 @@ impl Process {
             .collect())
     }
 
+    /// The live processes an exited program left behind: the members of its
+    /// session `sid` (0: none) and every process whose initial environment
+    /// has `name=value` (see `core::process::left_behind`). The process table
+    /// is read off the JS thread.
+    #[napi(ts_return_type = "Promise<NativeProcess[]>", catch_unwind)]
+    pub fn left_behind<'e>(
+        env: &'e Env,
+        sid: f64,
+        name: String,
+        value: String,
+    ) -> Result<PromiseRaw<'e, Vec<Process>>> {
+        let sid = if sid == 0.0 {
+            0
+        } else {
+            pid_arg(sid).into_js(env)?
+        };
+        if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+            return Err(CoreError::invalid_arg(format!(
+                "the marker must be a variable name and a value, got {name:?}={value:?}"
+            )))
+            .into_js(env);
+        }
+        env.spawn_future_with_callback(
+            async move {
+                tokio::task::spawn_blocking(move || process::left_behind(sid, &name, &value))
+                    .await
+                    .map_err(|e| napi::Error::from_reason(format!("the process scan failed: {e}")))
+            },
+            |_env, found| Ok(found.into_iter().filter_map(Process::from_ref).collect()),
+        )
+    }
+
     /// Process id.
     #[napi(getter, catch_unwind)]
     pub fn pid(&self) -> i32 {

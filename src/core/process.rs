@@ -328,6 +328,55 @@ pub fn by_executable(path: &Path) -> Vec<ProcRef> {
     .collect()
 }
 
+/// Every live process that belongs to a program which has exited: the
+/// members of its session `sid` (its `&` jobs: a session id is never handed
+/// out again while a process still holds it) and every process whose initial
+/// environment has `name=value` (a daemon that started a session of its own
+/// keeps the environment it inherited). `name=value` is a marker the caller
+/// put in the program's environment; a process that cleared its environment
+/// and left the session is not found.
+///
+/// From `/proc/<pid>/stat` (session) and `/proc/<pid>/environ` (the
+/// environment the process was started with, read through the same directory
+/// handle as its start time). The environment of another user's process
+/// cannot be read: such a process is found only by its session.
+#[cfg(target_os = "linux")]
+pub fn left_behind(sid: Pid, name: &str, value: &str) -> Vec<ProcRef> {
+    use std::io::Read;
+    let Ok(all) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    let me = std::process::id() as Pid;
+    let needle = format!("{name}={value}");
+    all.filter_map(|p| {
+        let p = p.ok()?;
+        let stat = p.stat().ok()?;
+        let info = row(&stat);
+        if info.pid == me || info.exited() {
+            return None;
+        }
+        if sid > 0 && info.sid == sid {
+            return Some(info.as_ref());
+        }
+        let mut raw = Vec::new();
+        p.open_relative("environ")
+            .ok()?
+            .read_to_end(&mut raw)
+            .ok()?;
+        raw.split(|&b| b == 0)
+            .any(|entry| entry == needle.as_bytes())
+            .then(|| info.as_ref())
+    })
+    .collect()
+}
+
+/// Processes left behind by an exited program (nothing on this system: there
+/// is no process table here, so no left-over process is reported).
+#[cfg(not(target_os = "linux"))]
+pub fn left_behind(_sid: Pid, _name: &str, _value: &str) -> Vec<ProcRef> {
+    Vec::new()
+}
+
 /// Every process whose executable is `path` (nothing on this system).
 #[cfg(not(target_os = "linux"))]
 pub fn by_executable(_path: &Path) -> Vec<ProcRef> {
@@ -771,6 +820,39 @@ mod tests {
         assert_eq!(pids(&walk(&table, &[10, 12], &[], Some(11))), [13, 10, 12]);
         assert_eq!(pids(&walk(&table, &[10], &[10], Some(11))), [13, 10, 12]);
         assert_eq!(pids(&walk(&table, &[11], &[], Some(11))), [12, 11]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn left_behind_finds_a_marked_process_and_the_members_of_a_session() {
+        use std::os::unix::process::CommandExt;
+        let value = format!("left-behind-{}", std::process::id());
+        let mut marked = std::process::Command::new("sleep")
+            .arg("30")
+            .env("PTYPILOT_TEST_MARK", &value)
+            .spawn()
+            .unwrap();
+        // Without the marker, in our session: found by its session id only.
+        let mut leader = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let leader_pid = leader.id() as Pid;
+        let by_env = pids(&left_behind(0, "PTYPILOT_TEST_MARK", &value));
+        assert_eq!(by_env, [marked.id() as Pid]);
+        assert!(left_behind(0, "PTYPILOT_TEST_MARK", "another").is_empty());
+        // Our own session holds this test process (never reported) and others.
+        let own_sid = info(std::process::id() as Pid).unwrap().sid;
+        let in_session = pids(&left_behind(own_sid, "PTYPILOT_TEST_MARK", &value));
+        assert!(in_session.contains(&(marked.id() as Pid)) && in_session.contains(&leader_pid));
+        assert!(!in_session.contains(&(std::process::id() as Pid)));
+        marked.kill().unwrap();
+        leader.kill().unwrap();
+        marked.wait().unwrap();
+        leader.wait().unwrap();
+        // Gone (reaped): no longer reported.
+        assert!(left_behind(0, "PTYPILOT_TEST_MARK", &value).is_empty());
     }
 
     #[test]
