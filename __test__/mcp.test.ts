@@ -10,12 +10,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Ajv from 'ajv'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Process } from '../index.js'
 import { alive, gitEnv, repoWithTwoHunks } from './helpers'
+import { BIN, serveMcp, type Reply, type Served } from './mcp-client'
 
-const BIN = join(__dirname, '..', 'bin', 'ptypilot.js')
 
 
 /** A module exporting a user's interactive tool (a shell command line in a terminal). */
@@ -35,44 +33,10 @@ module.exports = [{
   return file
 }
 
-type Reply = { text: string; isError: boolean }
-
-interface Served {
-  client: Client
-  pid: number
-  stderr: () => string
-  call(name: string, args: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<Reply>
-  close(): Promise<void>
-}
-
 const servers: Served[] = []
 
-async function serve(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Served> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    env: { ...(process.env as Record<string, string>), ...env },
-    cwd,
-    stderr: 'pipe',
-  })
-  let stderr = ''
-  transport.stderr?.on('data', (d) => (stderr += d))
-  const client = new Client({ name: 'ptypilot-test', version: '0.0.0' })
-  await client.connect(transport)
-  const served: Served = {
-    client,
-    pid: transport.pid!,
-    stderr: () => stderr,
-    async call(name, args, options) {
-      const result = await client.callTool({ name, arguments: args }, undefined, options)
-      const content = result.content as Array<{ type: string; text: string }>
-      expect(content.every((c) => c.type === 'text')).toBe(true)
-      return { text: content.map((c) => c.text).join('\n'), isError: result.isError === true }
-    },
-    close: () => client.close(),
-  }
-  servers.push(served)
-  return served
+function serve(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Served> {
+  return serveMcp(args, { env, cwd }).then((served) => (servers.push(served), served))
 }
 
 afterEach(async () => {

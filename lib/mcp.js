@@ -18,6 +18,15 @@
 // Options come from, in this order of precedence: command-line flags,
 // environment variables (PTYPILOT_MCP_*), a JSON config file (`--config`),
 // defaults. `OPTIONS` below is the one table of them; `--help` prints it.
+//
+// A person beside the agent: `--web[=PORT]` serves the live panel of the
+// terminal sessions (lib/panel.js, in the host next to them) on 127.0.0.1; its
+// URL, with its random token, goes to stderr and to the client as a log
+// message (stdout is the protocol). `--ask start,input,stop` asks the person
+// before such calls — through an MCP elicitation when the client supports it;
+// when it does not, the `allow` and `deny` lists decide (a program in neither
+// is refused). The asking runs here, in the server's process, before a call
+// goes to the host.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -37,18 +46,24 @@ const OPTIONS = [
   { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
   { key: 'cwd', flag: 'cwd', env: 'PTYPILOT_MCP_CWD', kind: 'path', help: 'working directory of the tools (default: the directory the server starts in)' },
   { key: 'tools', flag: 'tools', env: 'PTYPILOT_MCP_TOOLS', kind: 'paths', help: 'a module exporting interactive tools (an InteractiveTool, an array, or a function returning them); repeatable' },
-  { key: 'allow', flag: 'allow', env: 'PTYPILOT_MCP_ALLOW', kind: 'list', help: 'the programs pty_exec and pty_start may run, each as given: a name on PATH or a path (e.g. python3,npm,git); default: any' },
+  { key: 'allow', flag: 'allow', env: 'PTYPILOT_MCP_ALLOW', kind: 'list', help: 'the programs pty_exec and pty_start may run, each as given: a name on PATH or a path (e.g. python3,npm,git); default: any. With --ask: the programs that run (and are typed into, stopped) without asking' },
+  { key: 'deny', flag: 'deny', env: 'PTYPILOT_MCP_DENY', kind: 'list', help: 'programs pty_exec and pty_start never run, each as given' },
+  { key: 'ask', flag: 'ask', env: 'PTYPILOT_MCP_ASK', kind: 'list', help: 'ask the person before calls of these permission classes: start (pty_exec, pty_start), input (pty_send), stop (pty_stop); through the client (MCP elicitation), else the allow list decides' },
+  { key: 'web', flag: 'web', env: 'PTYPILOT_MCP_WEB', kind: 'web', help: 'serve the live panel of the terminal sessions on 127.0.0.1 (PORT, or any free port); the URL goes to stderr and as a log message' },
   { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
   { key: 'maxHandles', flag: 'max-handles', env: 'PTYPILOT_MCP_MAX_HANDLES', kind: 'count', help: 'live interactive-tool handles at most (default 64)' },
-  { key: 'maxContentChars', flag: 'max-content-chars', env: 'PTYPILOT_MCP_MAX_CONTENT_CHARS', kind: 'count', help: 'longest tool content before it is cut' },
+  { key: 'maxContentChars', flag: 'max-content-chars', env: 'PTYPILOT_MCP_MAX_CONTENT_CHARS', kind: 'count', help: 'longest tool content before it is cut (also the terminal tools\' default max_chars)' },
   { key: 'spillDir', flag: 'spill-dir', env: 'PTYPILOT_MCP_SPILL_DIR', kind: 'path', help: 'where long terminal output is written (default: a temporary directory)' },
-  { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', env: 'PTYPILOT_MCP_IDLE_TIMEOUT_MS', kind: 'ms', default: 30 * 60 * 1000, help: 'stop a session or handle that no call has named for this long; 0: never (default 30 min)' },
+  { key: 'recordDir', flag: 'record-dir', env: 'PTYPILOT_MCP_RECORD_DIR', kind: 'path', help: 'record every terminal session there as an asciicast v2 file (<id>.cast); input typed while echo is off is not recorded' },
+  { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', env: 'PTYPILOT_MCP_IDLE_TIMEOUT_MS', kind: 'ms', default: 30 * 60 * 1000, help: 'stop a session or handle that no call has named for this long, and forget an exited session nobody read for this long; 0: never (default 30 min)' },
   { key: 'progressIntervalMs', flag: 'progress-interval-ms', env: 'PTYPILOT_MCP_PROGRESS_INTERVAL_MS', kind: 'ms', default: 1000, help: 'how often a call that asked for progress reports it (default 1000)' },
   { key: 'hostTimeoutMs', flag: 'host-timeout-ms', env: 'PTYPILOT_MCP_HOST_TIMEOUT_MS', kind: 'ms', help: 'kill an isolated host that stops answering for this long (default 10000)' },
 ]
 const BY_KEY = new Map(OPTIONS.map((o) => [o.key, o]))
+/** How long a question to the person (an elicitation) may wait for an answer. */
+const ASK_TIMEOUT_MS = 10 * 60 * 1000
 
 function usage() {
   const lines = [
@@ -62,7 +77,7 @@ function usage() {
   ]
   for (const o of OPTIONS) {
     const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS' }[o.kind]
-    const flag = o.kind === 'switch' ? `--no-${o.flag}` : `--${o.flag} ${value}`
+    const flag = o.kind === 'switch' ? `--no-${o.flag}` : o.kind === 'web' ? `--${o.flag}[=PORT]` : `--${o.flag} ${value}`
     lines.push(`  ${flag.padEnd(28)}${o.env} (${o.key})`, `      ${o.help}`)
   }
   lines.push('  --help, --version')
@@ -90,11 +105,26 @@ function fromText(o, text, where, base) {
       if (/^(1|true|yes|on)$/i.test(text)) return true
       if (/^(0|false|no|off)$/i.test(text)) return false
       throw optionError(where, `must be 1 or 0 (true or false), got ${JSON.stringify(text)}`)
+    case 'web':
+      // `--web` alone, `--web=PORT`; in the environment 1/0 or a port.
+      if (text === '' || /^(true|yes|on)$/i.test(text)) return { port: 0 }
+      if (/^(false|no|off)$/i.test(text)) return false
+      // In the environment 1 and 0 switch it (a port number otherwise); on the command line 0 is any port.
+      if (!where.startsWith('--') && (text === '0' || text === '1')) return text === '1' ? { port: 0 } : false
+      return webPort(Number(/^\d+$/.test(text) ? text : NaN), where, JSON.stringify(text))
     default: {
       const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN
       return checkNumber(o, n, where, JSON.stringify(text))
     }
   }
+}
+
+/** `{ port }` for a port number (0: any free one). */
+function webPort(n, where, shown) {
+  if (!Number.isSafeInteger(n) || n < 0 || n > 65535) {
+    throw optionError(where, `must be a port number (0 to 65535), or 1 / 0 to turn the panel on or off, got ${shown}`)
+  }
+  return { port: n }
 }
 
 function checkNumber(o, n, where, shown) {
@@ -122,6 +152,10 @@ function fromJson(o, value, where, base) {
     case 'switch':
       if (typeof value !== 'boolean') throw optionError(where, `must be true or false, got ${describe(value)}`)
       return value
+    case 'web':
+      if (value === true) return { port: 0 }
+      if (value === false) return false
+      return webPort(value, where, describe(value))
     default:
       return checkNumber(o, value, where, describe(value))
   }
@@ -166,8 +200,16 @@ function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
   const spec = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } }
   for (const o of OPTIONS) {
     if (o.kind === 'switch') spec[`no-${o.flag}`] = { type: 'boolean' }
-    else spec[o.flag] = { type: 'string', multiple: o.kind === 'paths' || o.kind === 'list' }
+    else if (o.kind !== 'web') spec[o.flag] = { type: 'string', multiple: o.kind === 'paths' || o.kind === 'list' }
   }
+  // `--web` takes its value only as `--web=PORT` (a bare `--web` is on): parseArgs has no optional values.
+  let web
+  argv = argv.filter((arg) => {
+    const m = /^--web(?:=(.*))?$/.exec(arg)
+    if (m === null) return true
+    web = m[1] ?? ''
+    return false
+  })
   let parsed
   try {
     parsed = parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false })
@@ -181,7 +223,9 @@ function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
   const fromFlags = {}
   const fromEnv = {}
   for (const o of OPTIONS) {
-    if (o.kind === 'switch') {
+    if (o.kind === 'web') {
+      if (web !== undefined) fromFlags[o.key] = fromText(o, web, `--${o.flag}`, cwd)
+    } else if (o.kind === 'switch') {
       if (flags[`no-${o.flag}`]) fromFlags[o.key] = false
     } else if (flags[o.flag] !== undefined) {
       const values = o.kind === 'paths' || o.kind === 'list' ? flags[o.flag] : [flags[o.flag]]
@@ -200,6 +244,12 @@ function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
     if (value !== undefined) options[o.key] = value
   }
   options.cwd ??= cwd
+  if (options.web === false) delete options.web
+  for (const cls of options.ask ?? []) {
+    if (!['start', 'input', 'stop'].includes(cls)) {
+      throw invalidArg(`ask: ${JSON.stringify(cls)} is not a permission class to ask about (start, input or stop)`)
+    }
+  }
   let stat
   try {
     stat = fs.statSync(options.cwd)
@@ -275,16 +325,60 @@ function lastLine(text) {
   return ''
 }
 
+/**
+ * The terminal tools' `approve` from the options: a program on the deny list
+ * never starts; one on the allow list runs (and is typed into, stopped)
+ * without asking; calls of the classes in `ask` are asked about; otherwise
+ * with an allow list (and no asking for start) only its programs start.
+ */
+function approvalPolicy(options) {
+  const ask = new Set(options.ask ?? [])
+  const allow = options.allow
+  const deny = options.deny ?? []
+  return (request) => {
+    if (request.permission === 'start' && deny.includes(request.command)) {
+      return { decision: 'deny', reason: `${JSON.stringify(request.command)} is on the server's deny list` }
+    }
+    if (allow !== undefined && allow.includes(request.command)) return 'allow'
+    if (ask.has(request.permission)) return 'ask'
+    if (request.permission === 'start' && allow !== undefined) {
+      return { decision: 'deny', reason: `${JSON.stringify(request.command)} is not on the server's allow list (${allow.join(', ') || 'empty'})` }
+    }
+    return 'allow'
+  }
+}
+
+/** The question put to the person for an approval request. */
+function approvalQuestion(request) {
+  const line = [request.command, ...request.args].join(' ')
+  switch (request.permission) {
+    case 'start':
+      return `The agent wants to run: ${line}${request.input.cwd ? ` (in ${request.input.cwd})` : ''}. Allow it?`
+    case 'input':
+      return `The agent wants to type into ${request.session} (${line}): ${JSON.stringify(request.input.input)}. Allow it?`
+    default:
+      return `The agent wants to stop ${request.session} (${line}). Allow it?`
+  }
+}
+
 /** Registers the tools `options` ask for: the terminal tools, git, the modules' tools. */
-function registerTools(registry, ptypilot, options, modules) {
+function registerTools(registry, ptypilot, options, modules, hooks = {}) {
   if (options.terminal) {
+    const asking = (options.ask ?? []).length > 0
     registry.register(
       ptypilot.terminalTools({
         cwd: options.cwd,
         ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
         ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
-        // A list of names (not a function) crosses to the host and is checked there.
-        ...(options.allow !== undefined && { allow: options.allow }),
+        ...(options.recordDir !== undefined && { recordDir: options.recordDir }),
+        // A list of names (not a function) crosses to the host and is checked there;
+        // when starts are asked about, the policy below applies it instead.
+        ...(options.allow !== undefined && !(options.ask ?? []).includes('start') && { allow: options.allow }),
+        ...((asking || options.deny !== undefined) && { approve: approvalPolicy(options) }),
+        ...(hooks.ask !== undefined && { ask: hooks.ask }),
+        ...(options.maxContentChars !== undefined && { maxOutputChars: Math.max(200, Math.min(1e7, options.maxContentChars)) }),
+        ...(options.idleTimeoutMs !== undefined && { keepExitedMs: options.idleTimeoutMs > 0 ? options.idleTimeoutMs : 2 ** 31 - 1 }),
+        ...(options.web !== undefined && { web: options.web }),
       }),
     )
   }
@@ -307,7 +401,7 @@ function registerTools(registry, ptypilot, options, modules) {
  * (`modules`: `{ file, tools }`, as `loadToolModule` gives them). Returns
  * `{ server, registry, close }`; the caller connects a transport.
  */
-function createServer(options, modules = []) {
+function createServer(options, modules = [], { stderr = process.stderr } = {}) {
   const { Server } = require('@modelcontextprotocol/sdk/server/index.js')
   const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
   const { ToolRegistry, gitTool } = require('./tool-registry.js')
@@ -322,11 +416,24 @@ function createServer(options, modules = []) {
   const reaped = new Map()
   /** Calls in flight: the id each names (or null), and when it came. */
   const inFlight = new Set()
+  /** The panel's token: the same for every host, so its URL stays put when the port is fixed. */
+  const webToken = require('node:crypto').randomBytes(24).toString('base64url')
+  /** The panel's log message, until the client can take it. */
+  let webNotice = null
+  const stderrWrite = (text) => {
+    try {
+      stderr.write(text)
+    } catch {
+      // Nowhere to say it.
+    }
+  }
   /** Marks a live handle as used now. */
   const touch = (id) => {
     if (typeof id === 'string' && lastUsed.has(id)) lastUsed.set(id, Date.now())
   }
 
+  /** The live panel's URL once it listens (a fresh host after a crash announces its own). */
+  let webUrl = null
   const registry = new ptypilot.ToolRegistry({
     isolation: 'process',
     cwd: options.cwd,
@@ -336,12 +443,46 @@ function createServer(options, modules = []) {
     onEvent(event) {
       if (event.type === 'started') lastUsed.set(event.id, Date.now())
       else if (event.type === 'finished' || event.type === 'hostCrashed') lastUsed.delete(event.id)
+      else if (event.type === 'web') announceWeb(event)
       for (const listener of listeners) listener(event)
     },
   })
 
+  /**
+   * Asks the person about a call the policy marks 'ask': an elicitation when
+   * the client supports it; otherwise refused (the allow list already let
+   * through what it names).
+   */
+  async function ask(request) {
+    if (!server.getClientCapabilities()?.elicitation) {
+      return {
+        decision: 'deny',
+        reason: `it needs the person's approval, and this MCP client cannot ask (no elicitation support); ` +
+          `the server's allow list (${(options.allow ?? []).join(', ') || 'empty'}) does not have ${JSON.stringify(request.command)}`,
+      }
+    }
+    let answer
+    try {
+      answer = await server.elicitInput(
+        {
+          message: approvalQuestion(request),
+          requestedSchema: {
+            type: 'object',
+            properties: { allow: { type: 'boolean', title: 'Allow', description: 'Let the agent do this' } },
+            required: ['allow'],
+          },
+        },
+        { timeout: ASK_TIMEOUT_MS },
+      )
+    } catch (err) {
+      return { decision: 'deny', reason: `the person could not be asked: ${err && err.message ? err.message : String(err)}` }
+    }
+    if (answer.action === 'accept' && answer.content?.allow === true) return 'allow'
+    return { decision: 'deny', reason: answer.action === 'accept' || answer.action === 'decline' ? 'the person declined it' : 'the person dismissed the question' }
+  }
+
   try {
-    registerTools(registry, ptypilot, options, modules)
+    registerTools(registry, ptypilot, { ...options, ...(options.web !== undefined && { web: { port: options.web.port, token: webToken } }) }, modules, { ask })
   } catch (err) {
     // The host started with the registry; it ends with it.
     registry[Symbol.asyncDispose]().catch(() => {})
@@ -361,10 +502,31 @@ function createServer(options, modules = []) {
         '(input text with named keys such as <enter>) or "abort" with the id the spawn returned.',
     )
   }
+  if (options.web !== undefined && options.terminal) {
+    lines.push(
+      'A person can watch the terminal sessions live and take one over: when a program waits for a password or a code, ' +
+        'you may ask the person to type it in the live panel (the reply names its address) instead of sending it yourself.',
+    )
+  }
   const server = new Server(
     { name: 'ptypilot', version },
-    { capabilities: { tools: { listChanged: false } }, ...(lines.length > 0 && { instructions: lines.join('\n') }) },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, ...(lines.length > 0 && { instructions: lines.join('\n') }) },
   )
+
+  /** Tells the person where the panel is: stderr now, and the client as a log message once it is connected. */
+  function announceWeb(event) {
+    const text = event.url === null ? `ptypilot mcp: ${event.error}` : `ptypilot mcp: live panel of the terminal sessions: ${event.url}`
+    webUrl = event.url
+    stderrWrite(`${text}\n`)
+    webNotice = { level: event.url === null ? 'warning' : 'notice', logger: 'ptypilot', data: text }
+    sendWebNotice()
+  }
+  function sendWebNotice() {
+    if (webNotice === null || server.getClientVersion() === undefined) return
+    server.sendLoggingMessage(webNotice).catch(() => {})
+    webNotice = null
+  }
+  server.oninitialized = () => sendWebNotice()
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: registry.definitions('mcp') }))
 
@@ -472,7 +634,7 @@ function createServer(options, modules = []) {
     return closing
   }
 
-  return { server, registry, close }
+  return { server, registry, close, webUrl: () => webUrl }
 }
 
 /**
@@ -504,7 +666,7 @@ async function main(argv, { env = process.env, stdout = process.stdout, stderr =
   try {
     const modules = []
     for (const file of options.tools ?? []) modules.push({ file, tools: await loadToolModule(file, { cwd: options.cwd }) })
-    served = createServer(options, modules)
+    served = createServer(options, modules, { stderr })
   } catch (err) {
     stderr.write(`ptypilot mcp: ${err.message}\n`)
     return 2
