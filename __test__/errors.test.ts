@@ -298,6 +298,7 @@ describe('every public function fails with a documented code on hostile argument
       ['ScreenViewTracker#view', () => (views as any).view(pick(['h1', arg()]), arg('screen'), arg('screen'))],
       ['ScreenViewTracker#forget', () => (views as any).forget(arg())],
       ['ScreenViewTracker#last', () => (views as any).last(arg())],
+      ['startPanel', () => P.startPanel(arg())],
     ]
     /* eslint-enable @typescript-eslint/no-explicit-any */
     const exported = Object.keys(ptypilot).filter((k) => k !== 'default')

@@ -9,7 +9,7 @@
 // Motion is sent only when the mode reports it.
 
 const { invalidArg, describe } = require('./errors.js')
-const { own } = require('./args.js')
+const { isInstance, own } = require('./args.js')
 
 const BUTTONS = ['left', 'middle', 'right']
 const MODIFIERS = ['shift', 'alt', 'ctrl']
@@ -172,7 +172,7 @@ class Mouse {
    * there is no such match.
    */
   clickText(text, options) {
-    if (typeof text !== 'string' && !(text instanceof RegExp)) {
+    if (typeof text !== 'string' && !isInstance(text, RegExp)) {
       throw invalidArg(`clickText() takes a string or a RegExp, got ${describe(text)}`)
     }
     if (text === '') throw invalidArg('clickText() needs some text to find, got an empty string')

@@ -51,6 +51,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
 const { codedError, describe, invalidArg } = require('./errors.js')
+const { own } = require('./args.js')
 
 /** Output kept per session for a page that opens (or falls behind) later. */
 const REPLAY_BYTES = 256 * 1024
@@ -79,9 +80,15 @@ function validSize(cols, rows) {
 }
 
 function checkSource(source) {
-  if (source === null || typeof source !== 'object') throw invalidArg(`startPanel() needs a source object, got ${describe(source)}`)
+  if (source === null || typeof source !== 'object') throw invalidArg(`startPanel() needs options.source, an object, got ${describe(source)}`)
   for (const method of ['entries', 'subscribe', 'take', 'release', 'input', 'resize']) {
-    if (typeof source[method] !== 'function') throw invalidArg(`the panel's source has no ${method}() method`)
+    let value
+    try {
+      value = source[method]
+    } catch (err) {
+      throw invalidArg(`options.source.${method} cannot be read: ${err && err.message ? err.message : String(err)}`)
+    }
+    if (typeof value !== 'function') throw invalidArg(`options.source has no ${method}() method`)
   }
 }
 
@@ -92,8 +99,13 @@ function checkSource(source) {
  * does not keep the process alive.
  */
 async function startPanel(options) {
-  const { source, port = 0, token = crypto.randomBytes(24).toString('base64url'), title = 'ptypilot' } = options ?? {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArg(`startPanel() takes options { source, port?, token?, title? }, got ${describe(options)}`)
+  }
+  const { source, port = 0, token = crypto.randomBytes(24).toString('base64url'), title = 'ptypilot', ...rest } = own(options, 'options')
+  for (const key of Object.keys(rest)) throw invalidArg(`unknown option "${key}" of startPanel() (known: source, port, token, title)`)
   checkSource(source)
+  if (typeof title !== 'string') throw invalidArg(`title must be a string, got ${describe(title)}`)
   if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw invalidArg(`port must be an integer from 0 to 65535, got ${describe(port)}`)
   if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(token)) {
     throw invalidArg(`token must be 16 to 128 letters, digits, '-' or '_', got ${describe(token)}`)

@@ -382,6 +382,7 @@ function webOption(value) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidArg(`options.web must be true or { port?, token? }, got ${describe(value)}`)
   }
+  value = own(value, 'options.web')
   for (const key of Object.keys(value)) {
     if (key !== 'port' && key !== 'token') throw invalidArg(`unknown option "web.${key}" of terminalTools() (known: port, token)`)
   }
@@ -997,7 +998,7 @@ class TerminalSessions {
       const timeout = new Promise((resolve) => {
         if (timeoutMs !== undefined) timer = setTimeout(resolve, timeoutMs)
       })
-      await held(Promise.race([s.pty.exited, timeout]))
+      await held(Promise.race([s.settled, timeout]))
       clearTimeout(timer)
       await Promise.resolve()
     }
