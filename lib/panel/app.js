@@ -268,9 +268,13 @@ socket.addEventListener('message', (event) => {
       if (!known) activate(message.entry.id)
       break
     }
-    case 'removed':
-      removeEntry(message.id)
+    case 'removed': {
+      // A session that ended stays on this page until the person closes its tab.
+      const item = shown.get(message.id)
+      if (item === undefined || item.entry.state === 'running') removeEntry(message.id)
+      else updateEntry({ ...item.entry, canTake: false, holder: null, gone: true })
       break
+    }
     case 'reset':
       shown.get(message.id)?.term.reset()
       break
