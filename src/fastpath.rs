@@ -1,21 +1,37 @@
-//! The keystroke fast path: right after input is written, the JS thread's own
-//! event loop watches the pty master, so the program's answer (the echo of a
-//! key, a prompt, a redraw) is read, processed and handed to the output
-//! callback on the JS thread as soon as the terminal has it.
+//! Reading on the JS thread: right after input is written, and while a flood
+//! arrives and the JS thread keeps up with it, the JS thread's own event loop
+//! watches the pty master, so output is read, processed and handed to the
+//! output callback on the JS thread as soon as the terminal has it.
 //!
-//! Otherwise the answer takes two wake-ups in a row: the session thread wakes
-//! from `poll`, reads and processes, then wakes the JS thread. Here the
-//! terminal wakes the JS thread directly, as in a library that reads on the
-//! JS thread. Every write *holds* the terminal for the JS thread
-//! ([`crate::core::session::Session::listener_holds`]): meanwhile the session thread does not watch
-//! it, so it is not woken by the answer either. The hold ends, and the session
-//! thread reads again, when a read fills a whole batch (a flood is read off
-//! the JS thread), at the terminal's end, at the program's exit, or 50 ms
-//! after the last write (a JS thread busy elsewhere cannot stall the program
-//! for long). Both read and process under one lock, so order is kept.
+//! Otherwise every piece of output takes two wake-ups in a row: the session
+//! thread wakes from `poll`, reads and processes, then wakes the JS thread.
+//! Here the terminal wakes the JS thread directly, as in a library that reads
+//! on the JS thread. Every write *holds* the terminal for the JS thread
+//! ([`crate::core::session::Session::listener_holds`]): meanwhile the session
+//! thread does not watch it, so it is not woken by the answer either.
 //!
-//! The watch is a libuv poll handle on a duplicate of the master, made at the
-//! first write (a session nobody types into costs nothing more), and never
+//! Floods too (since 2026-11-27; before, a read that filled a whole batch
+//! handed the terminal back, and a flood was read on the session thread):
+//! when the session thread wakes the JS thread for a batch or more of output,
+//! the JS thread, free at that moment, takes the terminal and reads the rest
+//! itself, one `read` per wake-up of its loop, as libuv reads a stream. In a
+//! flood that leaves three threads busy — the program, the kernel's tty
+//! worker and the JS thread — instead of four on a machine with two cores,
+//! and it reads only when its loop says the terminal has something, never a
+//! string of reads that each wait for the tty worker (see
+//! `core::session::output::ReadMode` and BENCHMARKS.md, "Where the time
+//! goes"). Each read that brings output renews the hold.
+//!
+//! The hold ends, and the session thread reads again, at the terminal's end,
+//! at the program's exit (the drain and the exit stay on the session thread),
+//! while the listener is paused or behind, and 50 ms after the last write or
+//! read (a JS thread busy elsewhere stalls the program for at most that long;
+//! then the session thread reads and keeps the output for it, as always).
+//! Both threads read and process under one lock, so order is kept.
+//!
+//! The watch is a libuv poll handle on a duplicate of the master, made the
+//! first time the JS thread takes the terminal (a session nobody types into
+//! and that never floods costs nothing more), and never
 //! keeps the event loop alive (unreferenced). It is closed before the exit is
 //! delivered (the duplicate keeps the terminal open, and libuv keys its
 //! watches by descriptor number), when the JS object is collected, or when
@@ -217,7 +233,8 @@ mod imp {
         }
     }
 
-    /// After a write: watches the terminal and holds it (see the module docs).
+    /// After a write, or when woken for a flood: watches the terminal and
+    /// holds it (see the module docs).
     pub fn arm(id: u64) {
         let Some(uv) = uv() else { return };
         WATCHES.with(|w| {
@@ -356,7 +373,8 @@ mod imp {
         // `read_ready` returns (no JS runs in between).
         let ready = session.read_ready(unsafe { BorrowedFd::borrow_raw(master) });
         if !ready.keep {
-            // The session thread reads again; watch again after the next write.
+            // The session thread reads again; watch again after the next write
+            // or flood.
             WATCHES.with(|w| {
                 if let Some(watch) = w.borrow_mut().get_mut(&id)
                     && watch.armed

@@ -431,12 +431,18 @@ impl NativeSession {
         let taker = session.clone();
         let callback = move |_ctx: ThreadsafeCallContext<()>| {
             let out = taker.take_outbox();
-            if out.exit.is_some()
-                && let Some(id) = watch
-            {
-                // Before the exit is seen: the watch's duplicate of the
-                // master must not outlive the session's.
-                contain("closing the fast path", (), || crate::fastpath::close(id));
+            if let Some(id) = watch {
+                if out.exit.is_some() {
+                    // Before the exit is seen: the watch's duplicate of the
+                    // master must not outlive the session's.
+                    contain("closing the fast path", (), || crate::fastpath::close(id));
+                } else if out.data.len().max(out.raw.len()) >= session::READ_BATCH
+                    && !taker.is_paused()
+                {
+                    // A flood the session thread read, and this thread is
+                    // free: it reads the rest itself (see `fastpath`).
+                    contain("taking a flood", (), || crate::fastpath::arm(id));
+                }
             }
             let data = (!out.data.is_empty()).then_some(out.data);
             let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ptypilot::core::ErrorCode;
-use ptypilot::core::session::{EventSink, Exit, Session, SpawnOptions};
+use ptypilot::core::session::{EventSink, Exit, READ_BATCH, Session, SpawnOptions};
 
 /// Collects what a listener would receive, in order.
 #[derive(Default)]
@@ -264,7 +264,7 @@ fn transcript(s: &Session) -> String {
 }
 
 #[test]
-fn a_listener_holding_the_terminal_reads_the_answer_then_hands_a_flood_back() {
+fn a_listener_holding_the_terminal_reads_the_answer_and_a_flood_until_it_stops_reading() {
     use std::os::fd::AsFd;
     let mut o = opts("sh", &["-c", "stty raw -echo; printf R; exec cat"]);
     o.stream_output = true;
@@ -287,26 +287,44 @@ fn a_listener_holding_the_terminal_reads_the_answer_then_hands_a_flood_back() {
     assert!(ready.keep);
     assert_eq!(transcript(&s), "Rk");
 
-    // A full batch hands the terminal back: the session thread reads the rest.
+    // A flood: the listener keeps the terminal while it reads (each read
+    // renews the hold), one read per call, and the session thread leaves it
+    // alone. Should this thread be descheduled for longer than the hold
+    // lasts, the session thread takes the terminal back and reads the rest:
+    // then the flood is tried again (at most three floods).
     let flood = "0123456789abcdef".repeat(8192); // 128 KiB
-    s.listener_holds(true);
-    s.write(flood.as_bytes()).unwrap();
-    assert!(readable(&master, 5000));
-    let mut got = String::new();
-    loop {
-        let ready = s.read_ready(master.as_fd());
-        got.push_str(&ready.data);
-        if !ready.keep {
+    let mut expected = String::from("Rk");
+    let mut most = 0;
+    for _ in 0..3 {
+        let before = c.data.lock().unwrap().len();
+        s.listener_holds(true);
+        s.write(flood.as_bytes()).unwrap();
+        expected.push_str(&flood);
+        let mut got = 0;
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mut held = true;
+        while got + c.data.lock().unwrap().len() - before < flood.len() {
+            assert!(std::time::Instant::now() < deadline, "the flood came");
+            if held && readable(&master, 10) {
+                let ready = s.read_ready(master.as_fd());
+                got += ready.data.len();
+                held = ready.keep;
+            } else if !held {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        most = most.max(got);
+        if held {
+            assert_eq!(got, flood.len(), "the listener read the whole flood");
             break;
         }
-        // More comes, unless this thread was descheduled for longer than the
-        // hold lasts and the session thread took the terminal back and read
-        // the rest: then the next read_ready lets go (keep is false).
-        readable(&master, 5000);
     }
-    assert!(!got.is_empty());
-    wait_until(|| got.len() + c.data.lock().unwrap().len() == 1 + flood.len());
-    assert_eq!(format!("{}{}", "Rk", &flood), transcript(&s));
+    assert!(
+        most > 2 * READ_BATCH,
+        "the listener read more than two batches of a flood itself (at most {most} bytes)"
+    );
+    assert_eq!(expected, transcript(&s));
+    s.listener_holds(false);
     // Once let go, read_ready reads nothing.
     assert_eq!(s.read_ready(master.as_fd()).data, "");
     drop(master);

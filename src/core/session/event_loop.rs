@@ -13,7 +13,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus};
 use nix::unistd::Pid as NixPid;
 
-use super::output::{ReadEnd, Stream, Wake, read_into};
+use super::output::{ReadEnd, ReadMode, Stream, Wake, read_into};
 use super::spawn::Io;
 use super::state::{Command, Inner, Shared};
 use super::sys::{ExitWatch, write_some};
@@ -400,7 +400,7 @@ impl Loop {
     pub(super) fn read_batch(&mut self, i: usize) -> usize {
         let output = &mut self.outputs[i];
         let mut reader = self.shared.lock_reader();
-        let end = read_into(output.fd, &mut reader.batch, false);
+        let end = read_into(output.fd, &mut reader.batch, ReadMode::Drain);
         let n = reader.batch.len();
         let wake = match end {
             // A full batch: the pty had more, a flood is being read.

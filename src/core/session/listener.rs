@@ -1,12 +1,13 @@
-//! The listener's side of a session: attaching it, taking the outbox, and the
-//! keystroke fast path, on which the listener holds the terminal for a while
-//! after a write and reads the answer on its own thread.
+//! The listener's side of a session: attaching it, taking the outbox, and
+//! reading on the listener's own thread: the listener holds the terminal for
+//! a while after a write (the keystroke fast path) and while it keeps up with
+//! a flood, and reads what comes itself.
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::output::{ReadEnd, Stream, Wake, read_into};
-use super::{EventSink, Outbox, READ_BATCH, Ready, Session};
+use super::output::{ReadEnd, ReadMode, Stream, Wake, read_into};
+use super::{EventSink, Outbox, Ready, Session};
 
 impl Session {
     /// Attaches the listener. It is woken at once if output (or the exit) is
@@ -62,16 +63,20 @@ impl Session {
     }
 
     /// Reads what the terminal has right now from `master` (from
-    /// [`Session::dup_master`]), processes it exactly as the session thread
+    /// [`Session::dup_master`]) — one `read`, as libuv reads a stream (see
+    /// [`ReadMode::Once`]) — processes it exactly as the session thread
     /// would, and returns the output waiting for the listener (never the exit:
     /// that always comes through [`EventSink::wake`]).
     ///
     /// For a listener that holds the terminal ([`Session::listener_holds`])
-    /// and was woken by it. [`Ready::keep`] says whether it still holds it:
-    /// not once a full batch came (a flood is read on the session thread), the
-    /// terminal reached its end, the listener is behind, or the session thread
-    /// took the terminal back. Reads nothing when the listener does not hold
-    /// the terminal.
+    /// and was woken by it. Each read that brought output renews the hold, so
+    /// a listener that keeps reading keeps the terminal, a flood included
+    /// (one thread fewer between the program and the listener: see
+    /// [`Session::listener_holds`]). [`Ready::keep`] says whether it still
+    /// holds it: not once the terminal reached its end, the listener is
+    /// behind or paused, or the session thread took the terminal back (the
+    /// hold went [`LISTENER_HOLD`](super::LISTENER_HOLD) without a read or a
+    /// write). Reads nothing when the listener does not hold the terminal.
     pub fn read_ready(&self, master: BorrowedFd<'_>) -> Ready {
         let hold = self.shared.listener_hold.load(Ordering::Relaxed);
         let mut reader = self.shared.lock_reader();
@@ -87,8 +92,8 @@ impl Session {
         }
         // End of file is the session thread's to see (it drains, then
         // publishes the exit); here it only means the listener lets go.
-        let end = read_into(master.as_raw_fd(), &mut reader.batch, true);
-        let full = reader.batch.len() >= READ_BATCH;
+        let end = read_into(master.as_raw_fd(), &mut reader.batch, ReadMode::Once);
+        let got = !reader.batch.is_empty();
         self.shared
             .process(&mut reader, 0, Stream::Terminal, Wake::Never);
         drop(reader);
@@ -97,7 +102,7 @@ impl Session {
         let raw = std::mem::take(&mut inner.outbox.raw);
         let resume = std::mem::take(&mut inner.paused);
         drop(inner);
-        let keep = !full && matches!(end, ReadEnd::Again) && !resume;
+        let keep = matches!(end, ReadEnd::Again) && !resume && (!got || self.renew(hold));
         if !keep {
             self.release(hold);
         } else if resume {
@@ -106,15 +111,35 @@ impl Session {
         Ready { data, raw, keep }
     }
 
-    /// The listener takes the terminal for a while (`true`; again after every
-    /// write) or lets it go (`false`): while it holds it, the session thread
-    /// does not read the terminal and only the listener is woken by its
-    /// output, which it reads with [`Session::read_ready`] — one wake-up from
-    /// a keystroke to its echo, as when reading on the listener's own thread.
-    /// The session thread takes the terminal back `LISTENER_HOLD` after the
-    /// last `true` (so a listener that stopped reading cannot stall the
-    /// program for long), at the program's exit, and when `read_ready` lets
-    /// go.
+    /// Renews hold `hold` after a read that brought output: a new hold, so
+    /// the session thread's clock for taking the terminal back starts again.
+    /// False when the session thread took it back meanwhile.
+    fn renew(&self, hold: u64) -> bool {
+        let next = self.shared.holds.fetch_add(1, Ordering::Relaxed) + 1;
+        self.shared
+            .listener_hold
+            .compare_exchange(hold, next, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The listener takes the terminal for a while (`true`) or lets it go
+    /// (`false`): while it holds it, the session thread does not read the
+    /// terminal and only the listener is woken by its output, which it reads
+    /// with [`Session::read_ready`] — one wake-up from a keystroke to its
+    /// echo, and in a flood one thread fewer (the program, the kernel's tty
+    /// worker and the listener, as in a library that reads on the JS thread),
+    /// as when reading on the listener's own thread.
+    ///
+    /// A listener takes it after every write (the keystroke fast path) and
+    /// when it was woken for a flood the session thread read (so it reads the
+    /// rest itself while it keeps up); each read that brings output renews
+    /// it. The session thread takes the terminal back
+    /// [`LISTENER_HOLD`](super::LISTENER_HOLD) after the last renewal (so a
+    /// listener that stopped reading — a JS thread busy elsewhere — stalls the
+    /// program for at most that long, and the session thread then reads,
+    /// holding up to [`OUTBOX_HIGH_WATER`](super::OUTBOX_HIGH_WATER) for the
+    /// listener), at the program's exit (the drain is the session thread's),
+    /// and when `read_ready` lets go.
     pub fn listener_holds(&self, on: bool) {
         if on {
             let hold = self.shared.holds.fetch_add(1, Ordering::Relaxed) + 1;

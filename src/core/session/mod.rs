@@ -99,7 +99,8 @@ pub const READ_BATCH: usize = 16 << 10;
 /// longer keeps a settle waiting (see [`Session::wait_settle`]).
 pub const SYNC_STALL: Duration = Duration::from_secs(1);
 /// The session thread takes the terminal back from the listener this long
-/// after the listener last took it ([`Session::listener_holds`]).
+/// after the listener last took it or read output under it
+/// ([`Session::listener_holds`]).
 const LISTENER_HOLD: Duration = Duration::from_millis(50);
 /// How often liveness of a terminated tree is re-checked.
 const TREE_POLL: Duration = Duration::from_millis(20);

@@ -161,15 +161,30 @@ pub(super) enum ReadEnd {
     Eof,
 }
 
-/// Reads the non-blocking `fd` into `batch` until it has nothing more right
-/// now or `READ_BATCH` bytes were read. With `small_is_all`, a first read of
-/// less than `SMALL_READ` bytes counts as "nothing more": one `read` for a
-/// keystroke's answer on the listener's fast path (its watch fires again if
-/// more came), while output that comes in quantity is read on until the pty
-/// is empty or the batch is full, as always.
-pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, small_is_all: bool) -> ReadEnd {
-    const SMALL_READ: usize = 1024;
-    let first = batch.is_empty();
+/// How [`read_into`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReadMode {
+    /// Until the terminal has nothing more right now or the batch is full:
+    /// the session thread, which sleeps in `poll` between batches.
+    Drain,
+    /// One `read`, and another only while each fills the batch's room — how
+    /// libuv reads a stream, and what a listener reading on its own thread
+    /// does each time its watch fires (it fires again while more waits).
+    ///
+    /// Why not [`ReadMode::Drain`] there: a `read` that finds the line
+    /// discipline's buffer empty waits for the kernel's flip-buffer worker to
+    /// bring what the program wrote meanwhile (`tty_buffer_flush_work`), so
+    /// reading until `EAGAIN` in a flood is a string of small reads, each a
+    /// sleep and a wake-up in step with that worker (on `seq 1 1500000` the
+    /// session thread read 1.3 KB per `read` and slept 677 times per MiB,
+    /// 8 reads per `poll`; node-pty, reading once per wake-up, 2.3 KB per
+    /// `read` and 412 sleeps: see BENCHMARKS.md, "Where the time goes").
+    Once,
+}
+
+/// Reads the non-blocking `fd` into `batch` as `mode` says, at most until
+/// `READ_BATCH` bytes are in it.
+pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, mode: ReadMode) -> ReadEnd {
     // EIOs read so far, and whether the last read was an EIO with nothing
     // waiting (see below).
     let mut eios = 0;
@@ -184,7 +199,7 @@ pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, small_is_all: bool) -> R
             // SAFETY: `read` initialised the first `n` (<= room) spare bytes.
             unsafe { batch.set_len(batch.len() + n as usize) };
             empty_eio = false;
-            if small_is_all && first && batch.len() < SMALL_READ {
+            if mode == ReadMode::Once && (n as usize) < room {
                 return ReadEnd::Again;
             }
             continue;
