@@ -104,7 +104,8 @@ function renderSvg(screen, cells) {
   const out = []
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${num(width)}" height="${num(height)}" viewBox="0 0 ${num(width)} ${num(height)}"` +
-      ` data-cols="${cols}" data-rows="${rows}">`,
+      ` data-cols="${cols}" data-rows="${rows}" data-cell-width="${CELL_W}" data-cell-height="${CELL_H}"` +
+      ` data-left="${PAD}" data-top="${top}">`,
   )
   const title = screen.title === '' ? 'terminal' : screen.title
   out.push(`<title>${xmlText(`${title} (${cols}×${rows})`)}</title>`)
