@@ -2,6 +2,7 @@
 'use strict'
 // The `ptypilot` command. Subcommands:
 //   ptypilot mcp [options]   the MCP server over stdio (lib/mcp.js)
+//   ptypilot view <cast>     an HTML trace of a recording (lib/trace.js)
 
 const [command, ...rest] = process.argv.slice(2)
 
@@ -9,12 +10,15 @@ const USAGE = `Usage: ptypilot <command> [options]
 
 Commands:
   mcp     serve ptypilot's tools to an MCP client over stdio (ptypilot mcp --help)
+  view    write an HTML trace of a recording: ptypilot view <recording.cast> [-o trace.html]
 `
 
 async function run() {
   switch (command) {
     case 'mcp':
       return require('../lib/mcp.js').main(rest)
+    case 'view':
+      return require('../lib/trace.js').main(rest)
     case undefined:
     case 'help':
     case '--help':
