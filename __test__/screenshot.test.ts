@@ -90,7 +90,7 @@ describe.skipIf(!chromiumAvailable)(`SVG screenshots in headless Chromium${noChr
       const screen = s.screen()
       const svg = s.screenshot({ format: 'svg' })
       await show(svg, 'showcase.svg')
-      const rows = await page.evaluate(() => [...document.querySelectorAll('text.row')].map((t) => t.textContent ?? ''))
+      const rows = await page.evaluate(() => Array.from(document.querySelectorAll('text.row')).map((t) => t.textContent ?? ''))
       expect(rows.map((r) => r.trimEnd())).toEqual(screen.lines)
       expect(rows).toHaveLength(24)
       mkdirSync(ARTIFACTS, { recursive: true })
@@ -114,7 +114,7 @@ describe.skipIf(!chromiumAvailable)(`SVG screenshots in headless Chromium${noChr
       expect(svg).toMatch(/fill-opacity="0.6">dim</)
       // Wide characters and emoji each start at their own column (two cells wide).
       const wideAt = await page.evaluate(() =>
-        [...document.querySelectorAll('text.row[data-row="6"] tspan')].map((t) => [t.textContent, t.getAttribute('x')]),
+        Array.from(document.querySelectorAll('text.row[data-row="6"] tspan')).map((t) => [t.textContent, t.getAttribute('x')]),
       )
       const x = (col: number) => String(Math.round((8 + col * 8.4) * 100) / 100)
       expect(wideAt).toEqual(expect.arrayContaining([['\u65e5', x(6)], ['\u672c', x(8)], ['\u8a9e', x(10)], ['\ud83c\udf89', x(20)], ['\ud83d\udc4d', x(22)]]))
@@ -136,7 +136,7 @@ describe.skipIf(!chromiumAvailable)(`SVG screenshots in headless Chromium${noChr
     model.write('\x1b[42mgreen\x1b[0m & <b>\r\n\x1b[?25l')
     const svg = model.screenshot()
     await show(svg, 'model.svg')
-    expect(await page.evaluate(() => [...document.querySelectorAll('text.row')].map((t) => (t.textContent ?? '').trimEnd()))).toEqual(model.screen().lines)
+    expect(await page.evaluate(() => Array.from(document.querySelectorAll('text.row')).map((t) => (t.textContent ?? '').trimEnd()))).toEqual(model.screen().lines)
     expect(svg).not.toContain('class="cursor"')
     expect(() => model.screenshot({ format: 'png' as never })).toThrow(/options.format must be one of 'svg', got string "png"/)
     expect(() => model.screenshot({ size: 1 } as never)).toThrow(/unknown option options.size/)
@@ -155,7 +155,7 @@ describe.skipIf(!chromiumAvailable)(`SVG screenshots in headless Chromium${noChr
       const colours = new Set(s.screen({ attributes: true }).attributes.flat().map((run) => run.fg).filter((fg) => fg !== null))
       expect(colours.size).toBeGreaterThanOrEqual(3)
       await show(svg, 'vim.svg')
-      expect(await page.evaluate(() => [...document.querySelectorAll('text.row')].map((t) => (t.textContent ?? '').trimEnd()))).toEqual(s.screen().lines)
+      expect(await page.evaluate(() => Array.from(document.querySelectorAll('text.row')).map((t) => (t.textContent ?? '').trimEnd()))).toEqual(s.screen().lines)
       mkdirSync(ARTIFACTS, { recursive: true })
       writeFileSync(join(ARTIFACTS, 'vim-syntax.svg'), svg)
       await page.screenshot({ path: join(ARTIFACTS, 'vim-syntax.png') })

@@ -90,7 +90,7 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
 
   /** The rows xterm.js drew on the page (its DOM renderer), right-trimmed. */
   const drawn = () =>
-    page.evaluate(() => [...document.querySelectorAll('.xterm-rows > div')].map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()))
+    page.evaluate(() => Array.from(document.querySelectorAll('.xterm-rows > div')).map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()))
   const position = () => page.evaluate(() => (globalThis as any).trace.position as number)
 
   it('is one self-contained file next to the recording', () => {
@@ -124,7 +124,7 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
     expect(await page.locator('#clock').textContent()).toContain(`event ${chosen} of ${events.length}`)
     // The red is drawn red.
     const colour = await page.evaluate(() => {
-      const span = [...document.querySelectorAll('.xterm-rows span')].find((s) => s.textContent === 'red')
+      const span = Array.from(document.querySelectorAll('.xterm-rows span')).find((s) => s.textContent === 'red')
       return span ? getComputedStyle(span).color : null
     })
     mkdirSync(ARTIFACTS, { recursive: true })

@@ -158,6 +158,45 @@ describe.concurrent('the fixture', () => {
     expect(() => expect(s.screen()).toMatchScreenSnapshot({ attributes: true })).toThrow(/screen\(\{ attributes: true \}\)/)
   })
 
+  test('styled toShowText: the highlighted menu row, a colour, a row', async ({ pty, expect }) => {
+    const app = pty.spawn({ command: 'python3', args: [menu] })
+    await expect(app).toShowText('Apple', { inverse: true })
+    await expect(app).toShowText('Banana', { inverse: false, row: 3 })
+    await expect(app).toShowText('Pick a fruit:', { bold: true, row: 0 })
+    app.sendKeys('down')
+    // Waits for the highlight to move; the plain text was there all along.
+    await expect(app).toShowText(/Banana/, { inverse: true })
+    await expect(app).not.toShowText('Apple', { inverse: true })
+    const err = await rejection(expect(app).toShowText('Cherry', { inverse: true, timeout: 200 }))
+    expect(err.message).toContain('The screen did not show the text so within 200 ms.')
+    expect(err.message).toContain('Expected: "Cherry" with inverse')
+    expect(err.message).toContain('Shown, but not with inverse:\n  row 4, col 3: not inverse')
+    const elsewhere = await rejection(expect(app).toShowText('Banana', { row: 2, timeout: 100 }))
+    expect(elsewhere.message).toContain('Not shown on row 2.')
+
+    const colours = pty.spawn({ command: 'sh', args: ['-c', 'printf "plain \\033[31mred\\033[0m \\033[38;2;255;128;0morange\\033[0m \\033[1;44mbold on blue\\033[0m"; sleep 60'] })
+    await expect(colours).toShowText('red', { fg: 1 })
+    await expect(colours).toShowText('orange', { fg: '#FF8000' })
+    await expect(colours).toShowText('on blue', { bg: 4, bold: true, fg: null })
+    await expect(colours).toShowText('plain', { fg: null, bg: null, bold: false })
+    const partly = await rejection(expect(colours).toShowText('red orange', { fg: 1, timeout: 100 }))
+    expect(partly.message).toContain('Shown, but not with fg=1:\n  row 0, col 6: fg=default')
+    await expect(() => expect(colours).toShowText('red', { fg: 'red' as never })).rejects.toThrow(/options.fg must be a colour: 0-255, '#rrggbb' or null/)
+    await expect(() => expect(colours).toShowText('red', { blink: true } as never)).rejects.toThrow(/has no option blink/)
+  })
+
+  test('toHaveTitle waits for the title a program sets', async ({ pty, expect }) => {
+    const s = pty.spawn({ command: 'sh', args: ['-c', 'printf "\\033]0;starting\\007"; read x; printf "\\033]2;editing notes.txt\\007"; sleep 60'] })
+    await expect(s).toHaveTitle('starting')
+    await expect(s).not.toHaveTitle(/notes/, { timeout: 100 })
+    s.write('\r')
+    await expect(s).toHaveTitle(/^editing .*\.txt$/)
+    await expect(s).not.toHaveTitle('starting')
+    const err = await rejection(expect(s).toHaveTitle('editing', { timeout: 100 }))
+    expect(err.message).toContain('The title was not as expected within 100 ms.')
+    expect(err.message).toContain('Expected: "editing"\nReceived: "editing notes.txt"')
+  })
+
   test('the matchers reject what is not a session', async ({ expect }) => {
     await expect(expect('text').toShowText('x')).rejects.toThrow(/needs a PtySession/)
     expect(() => expect(42).toMatchScreenSnapshot()).toThrow(/PtySession or a screen snapshot/)

@@ -3,10 +3,38 @@
 import type { ExpectStatic, TestAPI, TestContext, RunnerTestCase } from 'vitest'
 import type { PtySession, PtyOptions, ScreenSnapshot, StyledScreenSnapshot } from '../index.js'
 
+/** A cell colour as `screen({ attributes: true })` reports it: 0-255, `'#rrggbb'`, or `null` for the default. */
+export type CellColour = number | string | null
+
 /** Options of `toShowText`. */
 export interface ShowTextOptions {
   /**
    * How long to wait for the text (with `.not`: for it to go).
+   * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
+   */
+  timeout?: number
+  /** Only on this row (0-based). */
+  row?: number
+  /** Only where every cell of the text has this foreground (as `StyledRun.fg`: 1 is red, `'#ff8000'`, `null` the default). */
+  fg?: CellColour
+  /** Only where every cell of the text has this background. */
+  bg?: CellColour
+  /** Only where the text is (`true`) or is not (`false`) bold. */
+  bold?: boolean
+  /** Only where the text is (or is not) dim. */
+  dim?: boolean
+  /** Only where the text is (or is not) italic. */
+  italic?: boolean
+  /** Only where the text is (or is not) underlined. */
+  underline?: boolean
+  /** Only where the text is (or is not) in inverse video: a highlighted menu row. */
+  inverse?: boolean
+}
+
+/** Options of `toHaveTitle`. */
+export interface HaveTitleOptions {
+  /**
+   * How long to wait for the title (with `.not`: for it to change).
    * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
    */
   timeout?: number
@@ -31,8 +59,18 @@ declare module 'vitest' {
      * Waits until the session's screen shows `text` (a string, whose trailing spaces also match
      * at the end of a row, or a RegExp); with `.not`, until it no longer does. Await it. A failure
      * shows the screen with row numbers and the cursor.
+     *
+     * With `row` or a style (`fg`, `bg`, `bold`, `dim`, `italic`, `underline`, `inverse`), only a
+     * match on that row whose every cell has that style counts (within one row): the highlighted
+     * menu entry, `await expect(menu).toShowText('Banana', { inverse: true })`. A failure then
+     * lists where the text shows and in which style.
      */
     toShowText(text: string | RegExp, options?: ShowTextOptions): Promise<void>
+    /**
+     * Waits until the window title the program set (OSC 0 / OSC 2, `screen().title`) is `title`
+     * (a string, compared whole) or matches it (a RegExp); with `.not`, until it is not. Await it.
+     */
+    toHaveTitle(title: string | RegExp, options?: HaveTitleOptions): Promise<void>
     /**
      * Compares a session's screen now (or a `ScreenSnapshot`) with the stored snapshot, in a stable
      * text form: size, cursor, alternate screen, every row numbered. Wait for the screen first
@@ -78,8 +116,20 @@ export interface PtyFixtureOptions {
    * @default 'off'
    */
   record?: 'off' | 'failed' | 'all'
-  /** Where recordings go, one file per session, named after the test. @default '__recordings__' next to the test file */
+  /**
+   * Where recordings go, one file per session, named after the test; a failing test's screenshots
+   * (`<test>-<n>.svg`) and traces (`<test>-<n>.html`) go there too.
+   * @default '__recordings__' next to the test file
+   */
   recordDir?: string
+  /**
+   * `'failed'`: when a test fails, each of its sessions' screen is written as an SVG screenshot
+   * (`session.screenshot()`) to `recordDir`, attached to the test as a Vitest artifact and named in
+   * the failure message. A failing test's recordings (with `record`) get an HTML trace each the
+   * same way (`ptypilot view`).
+   * @default 'failed'
+   */
+  screenshots?: 'failed' | 'off'
 }
 
 /** Options of `toMatchScreenSnapshot`. */
@@ -93,7 +143,8 @@ export interface ScreenSnapshotOptions {
 /**
  * The `pty` fixture for `test.extend`. Each test gets its own: its programs are terminated when
  * that test ends (safe under `describe.concurrent`), and if it failed, their screens are added to
- * the failure message (for a `Test timed out` or an assertion on something else). With `record`,
+ * the failure message (for a `Test timed out` or an assertion on something else), and their SVG
+ * screenshots (and, with `record`, HTML traces) are written, attached and named there. With `record`,
  * sessions are recorded and, with `'failed'`, the recordings of passing tests removed.
  *
  * ```ts
@@ -122,6 +173,7 @@ export interface KitMatcherResult {
 /** The matchers, for `expect.extend(matchers)` on another `expect`. */
 export declare const matchers: {
   toShowText(this: unknown, received: unknown, text: string | RegExp, options?: ShowTextOptions): Promise<KitMatcherResult>
+  toHaveTitle(this: unknown, received: unknown, title: string | RegExp, options?: HaveTitleOptions): Promise<KitMatcherResult>
   toMatchScreenSnapshot(this: unknown, received: unknown, options?: string | ScreenSnapshotOptions): KitMatcherResult
   toHaveExited(this: unknown, received: unknown, options?: HaveExitedOptions): Promise<KitMatcherResult>
 }

@@ -10,24 +10,31 @@
 //   })
 //
 // - Matchers, registered with `expect.extend` when this module is imported:
-//   `toShowText` (waits; `.not` waits for the text to go), `toMatchScreenSnapshot`
-//   (a stable text form through Vitest's snapshots), `toHaveExited`. A failure
-//   shows the screen with row numbers and the cursor.
+//   `toShowText` (waits; `.not` waits for the text to go; with `row`, `fg`,
+//   `bg`, `bold`, `inverse`, ... only where the text has that style),
+//   `toHaveTitle`, `toMatchScreenSnapshot` (a stable text form through
+//   Vitest's snapshots), `toHaveExited`. A failure shows the screen with row
+//   numbers and the cursor.
 // - A per-test fixture, `pty` (`test.extend`): its sessions are terminated when
 //   their own test ends, whatever other tests run at the same time
 //   (`describe.concurrent`); their waits default to what is left of the test's
 //   timeout, so a wait that gives up reports the screen before Vitest reports
-//   a bare `Test timed out`; the test's AbortSignal ends them.
+//   a bare `Test timed out`; the test's AbortSignal ends them. When a test
+//   fails, an SVG screenshot of each of its sessions is written (and attached
+//   to the test as a Vitest artifact), and with `record` an HTML trace of each
+//   recording; the failure message names them.
 //
 // Vitest is ESM only, hence an ES module beside the CommonJS entry.
 
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import * as vitest from 'vitest'
 import { expect, test as baseTest, Snapshots } from 'vitest'
 
 const require = createRequire(import.meta.url)
 const { PtySession } = require('./pty-session.js')
+const { writeTrace } = require('./trace.js')
 
 /** Waits default to this when no test timeout bounds them (as `PtySession`). */
 const FALLBACK_WAIT_MS = 10000
@@ -201,58 +208,80 @@ class PtyFixture {
   }
 
   /**
-   * Internal: terminates this test's programs; on failure shows their
-   * screens and keeps their recordings, else removes recordings kept only
-   * for failures.
+   * Internal: terminates this test's programs. On failure: shows their
+   * screens in the errors, writes (and attaches) their screenshots, keeps
+   * their recordings and writes their traces; else removes recordings kept
+   * only for failures.
    */
   async close(task) {
     const failed = Boolean(task.result && task.result.state === 'fail')
-    if (failed) this.#explainFailure(task)
+    // The screens as the failure left them, before TERM can change them.
+    const evidence = failed ? this.#evidence() : []
     await Promise.all(
       this.#sessions.map(async (session) => {
         if (session.running) await session.terminate({ graceMs: this.#settings.graceMs })
       }),
     )
-    if (!failed && this.#settings.record === 'failed') {
+    if (failed) {
+      await this.#explainFailure(task, evidence)
+    } else if (this.#settings.record === 'failed') {
       for (const path of this.#recordings) rmSync(path, { force: true })
     }
   }
 
-  /** Where the next session is recorded, or undefined. */
-  #recordingFor(options) {
-    const { record, recordDir } = this.#settings
-    if (record === 'off' || options === null || typeof options !== 'object' || options.record !== undefined) return undefined
-    const task = this.#task
-    const dir = recordDir ?? join(dirname(task.file.filepath), '__recordings__')
+  /** Each session's screen now, as text and as SVG (either null when it cannot be had). */
+  #evidence() {
+    return this.#sessions.map((session, i) => {
+      let text = null
+      let svg = null
+      try {
+        const state = session.running ? `pid ${session.pid}, running` : 'exited'
+        text = `session ${i + 1} of the test (${state}):\n${formatScreen(session.screen())}`
+        if (this.#settings.screenshots === 'failed') svg = session.screenshot({ format: 'svg' })
+      } catch {
+        // A session that never started has no screen.
+      }
+      return { text, svg }
+    })
+  }
+
+  /** The directory for this test's files (recordings, screenshots, traces), made when needed. */
+  #dir() {
+    const dir = this.#settings.recordDir ?? join(dirname(this.#task.file.filepath), '__recordings__')
     mkdirSync(dir, { recursive: true })
+    return dir
+  }
+
+  /** The file name of this test's files: the test's full name, and the run when repeated or retried. */
+  #baseName() {
+    const task = this.#task
     const name = String(task.fullTestName ?? task.name)
       .replace(/[^A-Za-z0-9._-]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 100)
     const { repeatCount = 0, retryCount = 0 } = task.result || {}
     const runs = `${repeatCount > 0 ? `-repeat${repeatCount}` : ''}${retryCount > 0 ? `-retry${retryCount}` : ''}`
-    return join(dir, `${name || 'test'}${runs}-${this.#sessions.length + 1}.cast`)
+    return `${name || 'test'}${runs}`
+  }
+
+  /** Where the next session is recorded, or undefined. */
+  #recordingFor(options) {
+    const { record } = this.#settings
+    if (record === 'off' || options === null || typeof options !== 'object' || options.record !== undefined) return undefined
+    return join(this.#dir(), `${this.#baseName()}-${this.#sessions.length + 1}.cast`)
   }
 
   /**
    * Appends the screens of the test's sessions to each error that does not
-   * show one yet (a `Test timed out`, an assertion on something else), and
-   * where the recordings are to the first.
+   * show one yet (a `Test timed out`, an assertion on something else); writes
+   * the screenshots and the traces, attaches them to the test, and names
+   * them and the recordings in the first error.
    */
-  #explainFailure(task) {
+  async #explainFailure(task, evidence) {
     const errors = (task.result && task.result.errors) || []
     if (errors.length === 0 || this.#sessions.length === 0) return
-    const screens = this.#sessions
-      .map((session, i) => {
-        let screen
-        try {
-          screen = session.screen()
-        } catch {
-          return ''
-        }
-        const state = session.running ? `pid ${session.pid}, running` : 'exited'
-        return `session ${i + 1} of the test (${state}):\n${formatScreen(screen)}`
-      })
+    const screens = evidence
+      .map((e) => e.text)
       .filter(Boolean)
       .join('\n\n')
     for (const error of errors) {
@@ -260,10 +289,55 @@ class PtyFixture {
         error.message = `${error.message}\n\n${screens}`
       }
     }
-    if (this.#recordings.length > 0 && errors[0] && typeof errors[0].message === 'string') {
-      const list = this.#recordings.map((path) => `  ${path}`).join('\n')
-      errors[0].message += `\n\nRecordings (asciinema play <file>):\n${list}`
+    const notes = []
+    const shots = []
+    evidence.forEach((e, i) => {
+      if (e.svg === null) return
+      try {
+        const path = join(this.#dir(), `${this.#baseName()}-${i + 1}.svg`)
+        writeFileSync(path, e.svg)
+        shots.push(path)
+      } catch (err) {
+        notes.push(`(the screenshot of session ${i + 1} could not be written: ${err.message})`)
+      }
+    })
+    const traces = []
+    for (const cast of this.#recordings) {
+      try {
+        traces.push(writeTrace(cast))
+      } catch (err) {
+        notes.push(`(the trace of ${cast} could not be written: ${err.message})`)
+      }
     }
+    await attach(task, shots, traces)
+    const first = errors[0]
+    if (!first || typeof first.message !== 'string') return
+    const list = (title, paths) => (paths.length > 0 ? `\n\n${title}:\n${paths.map((p) => `  ${p}`).join('\n')}` : '')
+    first.message +=
+      list('Screenshots (SVG)', shots) +
+      list('Recordings (asciinema play <file>)', this.#recordings) +
+      list('Traces (open in a browser)', traces) +
+      (notes.length > 0 ? `\n\n${notes.join('\n')}` : '')
+  }
+}
+
+/**
+ * Attaches a failed test's screenshots and traces to it as a Vitest artifact
+ * (reporters show or link them), where the installed Vitest records
+ * artifacts; the files stay on disk either way.
+ */
+async function attach(task, shots, traces) {
+  if (typeof vitest.recordArtifact !== 'function' || shots.length + traces.length === 0) return
+  try {
+    await vitest.recordArtifact(task, {
+      type: 'ptypilot:failure',
+      attachments: [
+        ...shots.map((path) => ({ path, contentType: 'image/svg+xml' })),
+        ...traces.map((path) => ({ path, contentType: 'text/html' })),
+      ],
+    })
+  } catch {
+    // A runner without artifacts: the message names the files.
   }
 }
 
@@ -273,7 +347,9 @@ class PtyFixture {
  * `graceMs`, KILL; whole tree) and, if it failed, their screens are added to
  * the failure. With `record: 'failed'` every session is recorded (asciicast
  * v2) into `recordDir` and the recordings of passing tests are removed;
- * `'all'` keeps them all.
+ * `'all'` keeps them all. A failing test's recordings get an HTML trace
+ * each, and its sessions an SVG screenshot (unless `screenshots: 'off'`),
+ * in `recordDir` too; both are attached to the test.
  *
  *   const test = base.extend({ pty: ptyFixture({ record: 'failed' }) })
  */
@@ -281,9 +357,9 @@ export function ptyFixture(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidArg(`ptyFixture() takes an options object, got ${typeof options}`)
   }
-  const { graceMs = 1000, record = 'off', recordDir, ...rest } = options
+  const { graceMs = 1000, record = 'off', recordDir, screenshots = 'failed', ...rest } = options
   const unknown = Object.keys(rest)
-  if (unknown.length > 0) throw invalidArg(`unknown option ${unknown[0]}; known options: graceMs, record, recordDir`)
+  if (unknown.length > 0) throw invalidArg(`unknown option ${unknown[0]}; known options: graceMs, record, recordDir, screenshots`)
   if (typeof graceMs !== 'number' || !(graceMs >= 0)) {
     throw invalidArg(`graceMs must be a non-negative number of milliseconds, got ${String(graceMs)}`)
   }
@@ -293,7 +369,10 @@ export function ptyFixture(options = {}) {
   if (recordDir !== undefined && (typeof recordDir !== 'string' || recordDir === '')) {
     throw invalidArg(`recordDir must be a directory path, got ${String(recordDir)}`)
   }
-  const settings = { graceMs, record, recordDir }
+  if (screenshots !== 'failed' && screenshots !== 'off') {
+    throw invalidArg(`screenshots must be 'failed' or 'off', got ${String(screenshots)}`)
+  }
+  const settings = { graceMs, record, recordDir, screenshots }
   // Vitest reads the names of the first parameter's properties from the
   // source: keep it destructured.
   return async ({ task, signal }, use) => {
@@ -376,6 +455,144 @@ async function showsNow(session, expected) {
   }
 }
 
+
+/** Style options `toShowText` takes, and the type each wants. */
+const STYLE_KEYS = ['fg', 'bg', 'bold', 'dim', 'italic', 'underline', 'inverse']
+
+/** The style (and row) `toShowText` options ask for, checked: `{ row, style }` or null for none. */
+function styleOption(options) {
+  if (options === undefined) return null
+  const style = {}
+  let row
+  for (const key of Object.keys(options)) {
+    const value = options[key]
+    if (value === undefined) continue
+    if (key === 'row') {
+      if (!Number.isInteger(value) || value < 0) throw new TypeError(`toShowText() options.row must be a row number (0-based), got ${String(value)}`)
+      row = value
+    } else if (key === 'fg' || key === 'bg') {
+      const ok = value === null || (Number.isInteger(value) && value >= 0 && value <= 255) || (typeof value === 'string' && /^#[0-9a-f]{6}$/i.test(value))
+      if (!ok) throw new TypeError(`toShowText() options.${key} must be a colour: 0-255, '#rrggbb' or null (the default), got ${String(value)}`)
+      style[key] = typeof value === 'string' ? value.toLowerCase() : value
+    } else if (STYLE_KEYS.includes(key)) {
+      if (typeof value !== 'boolean') throw new TypeError(`toShowText() options.${key} must be a boolean, got ${String(value)}`)
+      style[key] = value
+    } else if (key !== 'timeout') {
+      throw new TypeError(`toShowText() has no option ${key}; known: timeout, row, ${STYLE_KEYS.join(', ')}`)
+    }
+  }
+  if (row === undefined && Object.keys(style).length === 0) return null
+  return { row, style }
+}
+
+/** `fg=1 bold` for the keys of `style` as a run has them. */
+function styleOf(run, keys) {
+  return keys.map((k) => (typeof run[k] === 'boolean' ? (run[k] ? k : `not ${k}`) : `${k}=${run[k] === null ? 'default' : run[k]}`)).join(' ')
+}
+
+/**
+ * Where `expected` shows on a styled screen (rows of runs), in the row asked
+ * for if any: `{ hits, misses }`, each `{ row, col, text, style }`; a hit has
+ * every cell of the match in `style`, a miss is a match where some cell is not.
+ */
+function styledMatches(screen, expected, { row, style }) {
+  const keys = Object.keys(style)
+  const hits = []
+  const misses = []
+  screen.attributes.forEach((runs, r) => {
+    if (row !== undefined && r !== row) return
+    let line = ''
+    const runAt = []
+    runs.forEach((run, k) => {
+      for (let i = 0; i < run.text.length; i++) runAt.push(k)
+      line += run.text
+    })
+    const found = []
+    if (typeof expected === 'string') {
+      for (let at = line.indexOf(expected); at !== -1 && expected !== ''; at = line.indexOf(expected, at + expected.length)) {
+        found.push([at, expected])
+      }
+    } else {
+      const re = new RegExp(expected.source, expected.flags.includes('g') ? expected.flags : `${expected.flags}g`)
+      for (const m of line.matchAll(re)) if (m[0] !== '') found.push([m.index, m[0]])
+    }
+    for (const [at, text] of found) {
+      const covered = [...new Set(runAt.slice(at, at + text.length))].map((k) => runs[k])
+      const bad = covered.find((run) => keys.some((k) => run[k] !== style[k]))
+      const first = runs[runAt[at]]
+      // The column of the match's first character: its run's, plus where it is in the run.
+      let offset = 0
+      for (let k = 0; k < runAt[at]; k++) offset += runs[k].text.length
+      const where = { row: r, col: first.col + (at - offset), text }
+      if (bad) misses.push({ ...where, style: styleOf(bad, keys) })
+      else hits.push({ ...where, style: styleOf(first, keys) })
+    }
+  })
+  return { hits, misses }
+}
+
+/**
+ * Waits until `test(session)` is true (or, with `not`, false), looking again
+ * whenever the screen changes, up to `timeout` ms or the program's exit.
+ * Returns whether the wanted answer came.
+ */
+async function untilScreen(session, test, timeout, not = false) {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const { seq } = session.screen()
+    if (test(session) !== not) return true
+    const left = deadline - Date.now()
+    if (left <= 0 || !session.running) return false
+    try {
+      await PtySession.prototype.waitFor.call(session, /(?:)/, { in: 'screen', since: seq, timeoutMs: left })
+    } catch (err) {
+      if (!err || (err.code !== 'ERR_TIMEOUT' && err.code !== 'ERR_NOT_RUNNING')) throw err
+    }
+  }
+}
+
+/**
+ * `toShowText` with a `row` or a style: waits until the text shows there with
+ * every cell in that style (with `.not`, until it no longer does).
+ */
+async function showsStyled(received, expected, styled, timeout, hint) {
+  let last = null
+  const check = (session) => {
+    last = styledMatches(session.screen({ attributes: true }), expected, styled)
+    return last.hits.length > 0
+  }
+  const wanted = await untilScreen(received, check, timeout, this.isNot)
+  const screen = received.screen()
+  const asked = [
+    styled.row !== undefined ? `on row ${styled.row}` : '',
+    Object.keys(styled.style).length > 0 ? `with ${styleOf(styled.style, Object.keys(styled.style))}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
+  const describeAll = (list) => list.map((m) => `  row ${m.row}, col ${m.col}: ${m.style}`).join('\n')
+  const found =
+    last.hits.length > 0
+      ? `Shown ${asked} at:\n${describeAll(last.hits)}`
+      : last.misses.length > 0
+        ? `Shown, but not ${asked}:\n${describeAll(last.misses)}`
+        : `Not shown${styled.row !== undefined ? ` on row ${styled.row}` : ''}.`
+  const why = this.isNot
+    ? wanted
+      ? 'The screen no longer shows the text so.'
+      : `The screen still showed the text so after ${timeout} ms.`
+    : wanted
+      ? 'The screen shows the text so.'
+      : received.running
+        ? `The screen did not show the text so within ${timeout} ms.`
+        : 'The program exited without showing the text so.'
+  const pass = this.isNot ? !wanted : wanted
+  return {
+    pass,
+    message: () =>
+      `${hint}\n\n${why}\nExpected: ${this.isNot ? 'not ' : ''}${describeText(expected)} ${asked}\n${found}\n\n${formatScreen(screen)}`,
+  }
+}
+
 const matchers = {
   /**
    * Waits (up to `timeout`) until the screen shows `expected`; with `.not`,
@@ -390,6 +607,8 @@ const matchers = {
     const hint = this.utils.matcherHint(`${this.isNot ? '.not' : ''}.toShowText`, 'session', 'text', {
       isNot: this.isNot,
     })
+    const styled = styleOption(options)
+    if (styled !== null) return showsStyled.call(this, received, expected, styled, timeout, hint)
     const report = (screen, what) => () =>
       `${hint}\n\n${what}\nExpected: ${this.isNot ? 'not ' : ''}${describeText(expected)}\n\n${formatScreen(screen)}`
     if (!this.isNot) {
@@ -425,6 +644,32 @@ const matchers = {
       } catch (err) {
         if (!err || (err.code !== 'ERR_TIMEOUT' && err.code !== 'ERR_NOT_RUNNING')) throw err
       }
+    }
+  },
+
+  /**
+   * Waits (up to `timeout`) until the window title (OSC 0 / 2) is `expected`
+   * (a string, compared whole, or a RegExp); with `.not`, until it is not.
+   */
+  async toHaveTitle(received, expected, options) {
+    if (!isSession(received)) throw notASession('toHaveTitle', received)
+    if (typeof expected !== 'string' && !(expected instanceof RegExp)) {
+      throw new TypeError(`toHaveTitle() expects a string or a RegExp, got ${typeof expected}`)
+    }
+    const timeout = timeoutOption(options, 'toHaveTitle') ?? fittingWaitMs(taskOf(received, this))
+    const matches = (title) => (typeof expected === 'string' ? title === expected : new RegExp(expected.source, expected.flags.replace('g', '')).test(title))
+    const wanted = await untilScreen(received, (session) => matches(session.screen().title), timeout, this.isNot)
+    const screen = received.screen()
+    const hint = this.utils.matcherHint(`${this.isNot ? '.not' : ''}.toHaveTitle`, 'session', 'title', { isNot: this.isNot })
+    const why = wanted
+      ? 'The title is as expected.'
+      : received.running
+        ? `The title was not as expected within ${timeout} ms.`
+        : 'The program exited with another title.'
+    return {
+      pass: this.isNot ? !wanted : wanted,
+      message: () =>
+        `${hint}\n\n${why}\nExpected: ${this.isNot ? 'not ' : ''}${describeText(expected)}\nReceived: ${JSON.stringify(screen.title)}\n\n${formatScreen(screen)}`,
     }
   },
 
