@@ -15,7 +15,19 @@ if (!chromiumAvailable && process.env.CI) {
 /** Why a suite that needs the browser is skipped, or '' when it runs. */
 export const noChromium = chromiumAvailable ? '' : ` — skipped: ${CHROMIUM} is not installed (apt-get install chromium)`
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // Pages keep drawing (animation frames, timers) while several browsers share the machine.
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+  '--disable-background-timer-throttling',
+]
 
 /** A fresh browser profile; `close()` ends the browser and removes the profile. */
 export async function openBrowser(viewport = { width: 1000, height: 700 }): Promise<{ context: BrowserContext; close: () => Promise<void> }> {

@@ -80,7 +80,7 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
     browser = await openBrowser({ width: 1400, height: 800 })
     page = browser.context.pages()[0] ?? (await browser.context.newPage())
     await page.goto(`file://${tracePath}`)
-    await page.waitForFunction(() => (globalThis as any).trace !== undefined)
+    await page.waitForFunction(() => (globalThis as any).trace !== undefined, null, { polling: 50 })
     await page.evaluate(() => (globalThis as any).trace.ready)
   }, 60_000)
 
@@ -104,7 +104,7 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
     const { events } = readRecording(cast)
     expect(await position()).toBe(events.length)
     const expected = replay(cast).screen().lines
-    expect(await drawn()).toEqual(expected)
+    await expect.poll(drawn).toEqual(expected)
     expect(expected.join('\n')).toMatch(/\$ echo last\nlast\n\$ exit/)
   })
 
@@ -116,11 +116,11 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
     await page.focus('#slider')
     await page.keyboard.press('Home')
     for (let i = 0; i < chosen; i++) await page.keyboard.press('ArrowRight')
-    await page.waitForFunction((n) => (globalThis as any).trace.position === n, chosen)
+    await page.waitForFunction((n) => (globalThis as any).trace.position === n, chosen, { polling: 50 })
     await page.evaluate(() => (globalThis as any).trace.seek((globalThis as any).trace.position))
     const expected = replay(cast, { until: events[chosen - 1][0] }).screen().lines
     expect(expected.some((line) => line === 'red and plain')).toBe(true)
-    expect(await drawn()).toEqual(expected)
+    await expect.poll(drawn).toEqual(expected)
     expect(await page.locator('#clock').textContent()).toContain(`event ${chosen} of ${events.length}`)
     // The red is drawn red.
     const colour = await page.evaluate(() => {
@@ -141,7 +141,7 @@ describe.skipIf(!chromiumAvailable)(`the trace in headless Chromium${noChromium}
     // Clicking an event shows the screen after it.
     const index = items.findIndex((t) => t.endsWith('resize60x10'))
     await page.locator('#timeline li').nth(index).click()
-    await page.waitForFunction((n) => (globalThis as any).trace.position === n, index + 1)
+    await page.waitForFunction((n) => (globalThis as any).trace.position === n, index + 1, { polling: 50 })
     expect(await page.evaluate(() => (globalThis as any).trace.term.cols)).toBe(60)
   })
 })

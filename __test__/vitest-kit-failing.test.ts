@@ -147,18 +147,18 @@ describe('a failing suite in a child Vitest', () => {
     try {
       const page = browser.context.pages()[0] ?? (await browser.context.newPage())
       await page.goto(`file://${neverHtml}`)
-      await page.waitForFunction(() => (globalThis as any).trace !== undefined)
+      await page.waitForFunction(() => (globalThis as any).trace !== undefined, null, { polling: 50 })
       await page.evaluate(() => (globalThis as any).trace.ready)
       const drawn = () =>
         page.evaluate(() => Array.from(document.querySelectorAll('.xterm-rows > div')).map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()))
-      expect(await drawn()).toEqual(replay(neverCast).screen().lines)
+      await expect.poll(drawn).toEqual(replay(neverCast).screen().lines)
       const { events } = readRecording(neverCast)
       await page.focus('#slider')
       await page.keyboard.press('Home')
       await page.keyboard.press('ArrowRight')
-      await page.waitForFunction(() => (globalThis as any).trace.position === 1)
+      await page.waitForFunction(() => (globalThis as any).trace.position === 1, null, { polling: 50 })
       await page.evaluate(() => (globalThis as any).trace.seek(1))
-      expect(await drawn()).toEqual(replay(neverCast, { until: events[0][0] }).screen().lines)
+      await expect.poll(drawn).toEqual(replay(neverCast, { until: events[0][0] }).screen().lines)
     } finally {
       await browser.close()
     }

@@ -185,12 +185,16 @@ const PLAYER = String.raw`
     }
     for (; position < n; position++) {
       const [, kind, data] = events[position]
-      if (kind === 'o') await write(data)
+      if (kind === 'o') term.write(data)
       else if (kind === 'r') {
         const m = /^(\d+)x(\d+)$/.exec(data)
+        // The output before the resize is drawn at the old size.
+        await write('')
         if (m) term.resize(Number(m[1]), Number(m[2]))
       }
     }
+    // xterm.js parses in order: once this is parsed, so is everything before it.
+    await write('')
     slider.value = String(n)
     const at = n === 0 ? 0 : events[n - 1][0]
     clock.textContent = 'event ' + n + ' of ' + events.length + ' · ' + at.toFixed(3) + ' s'
