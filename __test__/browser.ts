@@ -15,7 +15,8 @@ if (!chromiumAvailable && process.env.CI) {
 /** Why a suite that needs the browser is skipped, or '' when it runs. */
 export const noChromium = chromiumAvailable ? '' : ` — skipped: ${CHROMIUM} is not installed (apt-get install chromium)`
 
-const FLAGS = [
+/** Chromium's command-line flags for a test browser. */
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -35,7 +36,7 @@ export async function openBrowser(viewport = { width: 1000, height: 700 }): Prom
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport,
   })
   return {

@@ -6,28 +6,16 @@
 // window and sees the program get the new size, and saves a screenshot to
 // test-artifacts/.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_FLAGS, chromiumAvailable } from './browser'
 import { startTaskPanel } from '../examples/web/server.mjs'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = join(__dirname, '..', 'test-artifacts')
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const available = existsSync(CHROMIUM)
-if (!available && process.env.CI) {
-  // CI installs chromium (.ci/run): there, a missing browser is a failure, not a skip.
-  throw new Error(`${CHROMIUM} is missing; .ci/run installs Debian's chromium package`)
-}
+const FLAGS = CHROMIUM_FLAGS
+const available = chromiumAvailable
 
 describe.skipIf(!available)(
   available ? 'web panel in headless Chromium' : `web panel in headless Chromium — skipped: ${CHROMIUM} is not installed (apt-get install chromium)`,
