@@ -20,7 +20,9 @@
 //! and it reads only when its loop says the terminal has something, never a
 //! string of reads that each wait for the tty worker (see
 //! `core::session::output::ReadMode` and BENCHMARKS.md, "Where the time
-//! goes"). Each read that brings output renews the hold.
+//! goes"). Each read that brings output renews the hold. It reads one flood
+//! at a time: with floods in several sessions at once, the others stay on
+//! their session threads, which read them in parallel.
 //!
 //! The hold ends, and the session thread reads again, at the terminal's end,
 //! at the program's exit (the drain and the exit stay on the session thread),
@@ -260,6 +262,23 @@ mod imp {
         });
     }
 
+    /// When woken for a flood the session thread read: takes the terminal as
+    /// [`arm`] does — unless this JS thread already holds another session's
+    /// terminal. One thread reading many floods at once is the slowest way
+    /// to read them (100 busy sessions: their session threads read in
+    /// parallel and in batches), so the JS thread reads one at a time and the
+    /// others stay on their session threads.
+    pub fn take_flood(id: u64) {
+        let busy = WATCHES.with(|w| {
+            w.borrow().iter().any(|(other, watch)| {
+                *other != id && watch.armed && watch.session.listener_holding()
+            })
+        });
+        if !busy {
+            arm(id);
+        }
+    }
+
     /// Stops and closes the watch (before the exit is delivered, when the JS
     /// object goes away, at teardown). Idempotent.
     pub fn close(id: u64) {
@@ -479,7 +498,7 @@ mod imp {
 }
 
 #[cfg(unix)]
-pub use imp::{arm, close, open};
+pub use imp::{arm, close, open, take_flood};
 
 /// Not available here: the session thread delivers everything.
 #[cfg(not(unix))]
@@ -498,3 +517,7 @@ pub fn arm(_id: u64) {}
 /// Does nothing here.
 #[cfg(not(unix))]
 pub fn close(_id: u64) {}
+
+/// Does nothing here.
+#[cfg(not(unix))]
+pub fn take_flood(_id: u64) {}

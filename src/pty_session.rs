@@ -441,7 +441,7 @@ impl NativeSession {
                 {
                     // A flood the session thread read, and this thread is
                     // free: it reads the rest itself (see `fastpath`).
-                    contain("taking a flood", (), || crate::fastpath::arm(id));
+                    contain("taking a flood", (), || crate::fastpath::take_flood(id));
                 }
             }
             let data = (!out.data.is_empty()).then_some(out.data);

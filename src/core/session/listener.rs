@@ -149,6 +149,12 @@ impl Session {
         }
     }
 
+    /// True while the listener holds the terminal (see
+    /// [`Session::listener_holds`]).
+    pub fn listener_holding(&self) -> bool {
+        self.shared.listener_hold.load(Ordering::Relaxed) != 0
+    }
+
     /// Ends hold `hold` (if it is still the current one) and has the session
     /// thread read the terminal again.
     fn release(&self, hold: u64) {
