@@ -192,12 +192,73 @@ impl StyledScreen {
 }
 
 /// A screen snapshot plus whether the screen settled before the timeout.
-#[napi(object)]
+#[napi(object, use_nullable = true)]
 pub struct SettledSnapshot {
-    /// True when the output went quiet; false when the timeout came first.
+    /// False when the timeout came first (or the wait was aborted).
     pub settled: bool,
+    /// Why the wait ended: `'input'`, `'quiet'`, `'exit'`, `'timeout'` or
+    /// `'aborted'`.
+    pub reason: String,
+    /// With `'input'`: the program's input state.
+    pub input: Option<InputState>,
     /// The screen when the wait ended.
     pub screen: ScreenSnapshot,
+}
+
+/// Whether the program waits for input (`PtySession.inputState()`).
+#[napi(object, use_nullable = true)]
+pub struct InputState {
+    /// The program waits for input now.
+    pub waiting: bool,
+    /// When waiting: `'line'` (canonical, echo), `'password'` (canonical,
+    /// no echo) or `'key'` (raw); else `null`.
+    pub kind: Option<String>,
+    /// The waiting process, or when not waiting the foreground job's.
+    pub pid: Option<i32>,
+    /// That process's name.
+    pub program: Option<String>,
+    /// When waiting: when it began (ms since the epoch), as far as known.
+    pub since: Option<f64>,
+    /// `'kernel'` (the kernel showed the job blocked reading the terminal,
+    /// or not) or `'quiet'` (the fallback); `null` without a terminal.
+    pub how: Option<String>,
+}
+
+impl From<session::InputState> for InputState {
+    fn from(s: session::InputState) -> Self {
+        InputState {
+            waiting: s.waiting,
+            kind: s.kind.map(|k| k.as_str().to_owned()),
+            pid: s.pid,
+            program: s.program,
+            since: s.since.map(|t| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+            }),
+            how: s.how.map(|h| h.as_str().to_owned()),
+        }
+    }
+}
+
+/// How `waitForInput` ended.
+#[napi(object)]
+pub struct InputWait {
+    /// `'input'`, `'exit'`, `'timeout'` or `'aborted'`.
+    pub reason: String,
+    /// The program's input state then.
+    pub state: InputState,
+    /// The screen then.
+    pub screen: ScreenSnapshot,
+}
+
+/// What `writeInput` wrote.
+#[napi(object)]
+pub struct WrittenInput {
+    /// Bytes written.
+    pub bytes: u32,
+    /// The terminal read a line without showing it (a password prompt): the
+    /// input is kept nowhere.
+    pub hidden: bool,
 }
 
 /// A slice of the transcript.
@@ -474,53 +535,61 @@ impl NativeSession {
         self.session.as_ref().is_some_and(Session::running)
     }
 
-    /// Sends text (UTF-8) or bytes to the program without blocking.
+    /// Sends text (UTF-8) or bytes to the program without blocking. True
+    /// when the terminal had echo off in canonical mode (a password prompt):
+    /// the input is kept nowhere.
     #[napi(catch_unwind)]
-    pub fn write(&self, env: &Env, data: Either<String, Uint8Array>) -> Result<()> {
+    pub fn write(&self, env: &Env, data: Either<String, Uint8Array>) -> Result<bool> {
         let session = self.input(env, "write to")?;
-        match &data {
+        let written = match &data {
             Either::A(text) => session.write(text.as_bytes()),
             Either::B(bytes) => session.write(bytes),
         }
         .into_js(env)?;
         self.arm();
-        Ok(())
+        Ok(written.hidden)
     }
 
     /// Sends named keys, encoded for the cursor mode the program turned on.
+    /// True when the input is kept nowhere (as `write`).
     #[napi(catch_unwind)]
-    pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<()> {
+    pub fn send_keys(&self, env: &Env, keys: Vec<String>) -> Result<bool> {
         let session = self.live(env, "send keys to")?;
         let bytes = keys::encode_keys(&keys, KeyModes::from(session.modes())).into_js(env)?;
         self.note_input(session);
-        session.write(&bytes).into_js(env)?;
+        let written = session.write(&bytes).into_js(env)?;
         self.arm();
-        Ok(())
+        Ok(written.hidden)
     }
 
     /// Types `text` with named keys in angle brackets (`"y<enter>"`,
     /// `"<ctrl+c>"`), as a tool's `apply` takes it, encoded for the cursor
     /// mode the program turned on; `ERR_INVALID_INPUT` for a key token that
-    /// cannot be sent (`<ctrl+foo>`). Returns the number of bytes written.
+    /// cannot be sent (`<ctrl+foo>`). Returns the number of bytes written
+    /// and whether the input is kept nowhere (as `write`).
     #[napi(catch_unwind)]
-    pub fn write_input(&self, env: &Env, text: String) -> Result<u32> {
+    pub fn write_input(&self, env: &Env, text: String) -> Result<WrittenInput> {
         let session = self.live(env, "write to")?;
         let bytes = keys::encode_input(&text, KeyModes::from(session.modes())).into_js(env)?;
         self.note_input(session);
-        session.write(&bytes).into_js(env)?;
+        let written = session.write(&bytes).into_js(env)?;
         self.arm();
-        Ok(bytes.len() as u32)
+        Ok(WrittenInput {
+            bytes: bytes.len() as u32,
+            hidden: written.hidden,
+        })
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program
-    /// enabled mode 2004, as typed otherwise.
+    /// enabled mode 2004, as typed otherwise. True when the input is kept
+    /// nowhere (as `write`).
     #[napi(catch_unwind)]
-    pub fn paste(&self, env: &Env, text: String) -> Result<()> {
+    pub fn paste(&self, env: &Env, text: String) -> Result<bool> {
         let session = self.input(env, "paste into")?;
         let bytes = keys::paste_bytes(&text, session.modes().bracketed_paste);
-        session.write(&bytes).into_js(env)?;
+        let written = session.write(&bytes).into_js(env)?;
         self.arm();
-        Ok(())
+        Ok(written.hidden)
     }
 
     /// Sends one mouse event, encoded for the tracking mode and encoding the
@@ -686,9 +755,11 @@ impl NativeSession {
         Ok(())
     }
 
-    /// Resolves when no output came for `quietMs` (and no synchronized-output
-    /// block is open) or the program exited; `settled` is false on timeout
-    /// and when `token` was cancelled (the JS layer then rejects).
+    /// Resolves when the program waits for input (`reason: 'input'`), no
+    /// output came for `quietMs` and no synchronized-output block is open
+    /// (`'quiet'`), the program exited (`'exit'`), `timeoutMs` passed
+    /// (`'timeout'`) or `token` was cancelled (`'aborted'`; the JS layer then
+    /// rejects).
     #[napi(catch_unwind)]
     pub fn wait_for_settle<'e>(
         &self,
@@ -702,13 +773,71 @@ impl NativeSession {
         let timeout = Duration::from_millis(timeout_ms.max(0.0) as u64);
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         env.spawn_future(async move {
-            let settled = tokio::select! {
-                settled = session.wait_settle(quiet, timeout) => settled,
-                () = cancel.cancelled() => false,
+            let end = tokio::select! {
+                end = session.wait_settle(quiet, timeout) => Some(end),
+                () = cancel.cancelled() => None,
             };
             let (snap, seq) = session.snapshot();
-            Ok(SettledSnapshot {
-                settled,
+            let screen = ScreenSnapshot::new(snap, seq);
+            Ok(match end {
+                Some(end) => SettledSnapshot {
+                    settled: end.settled(),
+                    reason: end.reason().to_owned(),
+                    input: match end {
+                        session::Settled::Input(state) => Some(state.into()),
+                        _ => None,
+                    },
+                    screen,
+                },
+                None => SettledSnapshot {
+                    settled: false,
+                    reason: "aborted".to_owned(),
+                    input: None,
+                    screen,
+                },
+            })
+        })
+    }
+
+    /// Whether the program waits for input now (one look at the terminal and
+    /// the kernel's process table, on this thread).
+    #[napi(catch_unwind)]
+    pub fn input_state(&self, env: &Env) -> Result<InputState> {
+        Ok(self.started(env)?.input_state().into())
+    }
+
+    /// Resolves once the program waits for input (`'input'`), it exited
+    /// (`'exit'`), `timeoutMs` passed (`'timeout'`) or `token` was cancelled
+    /// (`'aborted'`). With `sinceSeq`, a wait counts only once output went
+    /// past that position or input was written at or after it.
+    #[napi(catch_unwind)]
+    pub fn wait_for_input<'e>(
+        &self,
+        env: &'e Env,
+        since_seq: Option<f64>,
+        timeout_ms: f64,
+        token: Option<&CancelToken>,
+    ) -> Result<PromiseRaw<'e, InputWait>> {
+        let session = self.started(env)?.clone();
+        let timeout = Duration::from_millis(timeout_ms.clamp(0.0, 1e12) as u64);
+        let since = since_seq.map(|s| s.max(0.0) as u64);
+        let cancel = token.map(CancelToken::token).unwrap_or_default();
+        env.spawn_future(async move {
+            let (reason, state) = tokio::select! {
+                (end, state) = session.wait_input(since, timeout) => (
+                    match end {
+                        session::InputEnd::Input => "input",
+                        session::InputEnd::Exit => "exit",
+                        session::InputEnd::Timeout => "timeout",
+                    },
+                    state,
+                ),
+                () = cancel.cancelled() => ("aborted", session::InputState::default()),
+            };
+            let (snap, seq) = session.snapshot();
+            Ok(InputWait {
+                reason: reason.to_owned(),
+                state: state.into(),
                 screen: ScreenSnapshot::new(snap, seq),
             })
         })

@@ -12,6 +12,9 @@
 //! - [`utf8`]: the incremental UTF-8 decoder.
 //! - [`keys`]: key names to the bytes a terminal sends.
 //! - [`process`]: the process table and tree termination.
+//! - [`tty`]: what the terminal says about input (modes, foreground group,
+//!   unread input and output).
+//! - [`reading`]: whether the foreground job is blocked reading the terminal.
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
 //! - [`time`]: caller-given durations checked, deadlines that cannot overflow.
 //! - [`error`]: the error codes every public failure carries.
@@ -24,12 +27,14 @@ pub mod keys;
 pub mod process;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pty_spawn;
+pub mod reading;
 pub mod screen;
 pub mod session;
 pub mod shell;
 pub mod time;
 pub mod tools;
 pub mod transcript;
+pub mod tty;
 pub mod utf8;
 
 pub use error::{Error, ErrorCode, Result};

@@ -470,6 +470,11 @@ impl Loop {
         };
         self.status = Some(exit);
         self.exited_at = Some(Instant::now());
+        // The input-state looks' descriptor of the slave must not keep the
+        // terminal open now that the program is gone.
+        let mut inner = self.shared.lock();
+        inner.child_exited = true;
+        inner.probe_slave = None;
     }
 
     pub(super) fn publish_exit(mut self, flags: Exit) {
@@ -488,6 +493,8 @@ impl Loop {
             self.shared.record(|r| r.finish());
             inner.input_fd = None;
             inner.pty_fd = None;
+            inner.child_exited = true;
+            inner.probe_slave = None;
             inner.queue = VecDeque::new();
             inner.commands.clear();
             // Close the descriptors before the exit is visible, so a caller

@@ -40,6 +40,7 @@
 //!   outbox) and reading it in batches;
 //! - `listener`: the listener's side (attach, outbox, the keystroke fast path);
 //! - `wait`: async waits (exit, settle, new output);
+//! - `input`: whether the program waits for input, and the wait for it;
 //! - `event_loop`: the session thread (poll, writer queue, reaping,
 //!   drain-before-exit, publishing the exit);
 //! - `terminate`: termination of the program's process tree;
@@ -47,6 +48,7 @@
 //! - `sys`: the OS pieces (wake-up descriptor, exit watch, non-blocking I/O).
 
 mod event_loop;
+mod input;
 mod listener;
 mod model;
 mod output;
@@ -57,8 +59,10 @@ mod sys;
 mod terminate;
 mod wait;
 
+pub use input::{FIRST_LOOK, How, INPUT_QUIET, InputEnd, InputState, MAX_LOOK};
 pub use model::{INCIDENTS_KEPT, INCIDENTS_REPORTED, REPLAY_LIMIT, ScreenIncident};
 pub use spawn::{TERMINAL_IDENTITY_VARS, check_env, resolve_program, shell_quote};
+pub use wait::Settled;
 
 use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};
@@ -70,6 +74,7 @@ use super::error::{Error, ErrorCode, Result};
 use super::process::{self, Pid, ProcRef};
 use super::screen::{Modes, StyledRun, View};
 use super::transcript::{ReadOptions, ReadResult, cut_char_len};
+use super::tty;
 use output::Capture;
 use state::{Command, Inner, Shared};
 use sys::{set_winsize, write_some};
@@ -213,6 +218,15 @@ pub struct Exit {
     pub at: Option<std::time::SystemTime>,
 }
 
+/// What a [`Session::write`] did with the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Written {
+    /// The terminal read a line without showing it (a password prompt):
+    /// the input is kept nowhere (not in the recording; the terminal did
+    /// not echo it into the output).
+    pub hidden: bool,
+}
+
 /// Receives the wake-up when there is output or an exit to take.
 pub trait EventSink: Send + Sync {
     /// The outbox turned non-empty; call [`Session::take_outbox`] soon.
@@ -302,11 +316,9 @@ impl Session {
     /// for plain pipes, after the exit, or when the OS cannot tell.
     pub fn foreground_group(&self) -> Option<Pid> {
         let inner = self.lock();
-        let fd = inner.pty_fd?;
-        // SAFETY: the loop clears `pty_fd` under this lock before it closes
-        // the master, so the descriptor is open while we hold the lock.
-        let group = unsafe { libc::tcgetpgrp(fd) };
-        (group > 0).then_some(group)
+        // The loop clears `pty_fd` under this lock before it closes the
+        // master, so the descriptor is open while we hold the lock.
+        tty::foreground_group(inner.pty_fd?)
     }
 
     /// How the session ended, once it has.
@@ -316,7 +328,14 @@ impl Session {
 
     /// Sends input to the program. Never blocks: what the pty cannot take now
     /// is queued and written by the session thread.
-    pub fn write(&self, data: &[u8]) -> Result<()> {
+    ///
+    /// Input written while the terminal reads a line without showing it (a
+    /// password prompt: canonical mode, echo off; see
+    /// [`Modes::hides_input`](crate::core::tty::Modes::hides_input)) is
+    /// kept nowhere: the recording gets no input event for it, and the
+    /// terminal does not echo it into the output. [`Written::hidden`] says
+    /// so, for callers that report what they sent.
+    pub fn write(&self, data: &[u8]) -> Result<Written> {
         let mut inner = self.lock();
         let Some(fd) = inner.input_fd else {
             if inner.exit.is_none() {
@@ -329,20 +348,30 @@ impl Session {
         if inner.exit.is_some() {
             return Err(not_running("write to"));
         }
+        let hidden = inner
+            .pty_fd
+            .and_then(tty::modes)
+            .is_some_and(tty::Modes::hides_input);
+        let record = |bytes: &[u8]| {
+            if !hidden {
+                self.shared.record(|r| r.input(bytes));
+            }
+        };
         inner.last_activity = Instant::now();
+        inner.writes += 1;
+        inner.input_seq = inner.seq;
         let mut rest = data;
         if inner.queue.is_empty() {
             let n = write_some(fd, rest);
             rest = &rest[n..];
         }
         if rest.is_empty() {
-            self.shared.record(|r| r.input(data));
-            return Ok(());
+            record(data);
+            return Ok(Written { hidden });
         }
         if inner.queue.len() + rest.len() > MAX_QUEUED_INPUT {
             // The recording holds only what the program was given.
-            let written = &data[..data.len() - rest.len()];
-            self.shared.record(|r| r.input(written));
+            record(&data[..data.len() - rest.len()]);
             return Err(Error::new(
                 ErrorCode::Limit,
                 format!(
@@ -353,12 +382,12 @@ impl Session {
         }
         let was_empty = inner.queue.is_empty();
         inner.queue.extend(rest);
-        self.shared.record(|r| r.input(data));
+        record(data);
         drop(inner);
         if was_empty {
             self.shared.waker.wake();
         }
-        Ok(())
+        Ok(Written { hidden })
     }
 
     /// Discards input the program has not read yet: what is queued here and
@@ -372,9 +401,9 @@ impl Session {
         let Some(fd) = inner.pty_fd else {
             return;
         };
-        // SAFETY: the loop clears `pty_fd` under this lock before it closes
-        // the master, so the descriptor is open while we hold the lock.
-        if let Some(slave) = unsafe { sys::slave_path(fd) } {
+        // The loop clears `pty_fd` under this lock before it closes the
+        // master, so the descriptor is open while we hold the lock.
+        if let Some(slave) = tty::slave_path(fd) {
             sys::flush_unread_input(&slave);
         }
     }

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize};
@@ -103,6 +103,10 @@ impl Session {
                 input_fd,
                 pty_fd,
                 queue: VecDeque::new(),
+                writes: 0,
+                input_seq: 0,
+                probe_slave: None,
+                child_exited: false,
                 commands: Vec::new(),
                 exit: None,
                 capture: opts.capture_limit.map(Capture::new),
@@ -120,6 +124,7 @@ impl Session {
             holds: AtomicU64::new(0),
             waker,
             recorder: recorder.map(Mutex::new),
+            terminal: OnceLock::new(),
         });
         let session_loop = Loop {
             shared: shared.clone(),

@@ -2,9 +2,10 @@
 //! ([`Inner`]), the reader's buffers ([`Reader`]) and the commands queued for
 //! the thread.
 use std::collections::VecDeque;
-use std::os::fd::RawFd;
+use std::ffi::CString;
+use std::os::fd::{OwnedFd, RawFd};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
@@ -16,6 +17,7 @@ use super::record::Recorder;
 use super::sys::Waker;
 use super::{EventSink, Exit, Outbox};
 use crate::core::transcript::Transcript;
+use crate::core::tty;
 use crate::core::utf8::Utf8Decoder;
 
 #[derive(Debug)]
@@ -46,6 +48,9 @@ pub(super) struct Shared {
     /// The recording, when the session is recorded. Locked last, after
     /// `reader` and `inner` when those are held.
     pub(super) recorder: Option<Mutex<Recorder>>,
+    /// The terminal's slave path and device number, found at the first look
+    /// at the program's input state (`None` inside when they cannot be).
+    pub(super) terminal: OnceLock<Option<(CString, u64)>>,
 }
 
 /// What reading and processing output needs besides [`Inner`].
@@ -91,6 +96,16 @@ pub(super) struct Inner {
     pub(super) pty_fd: Option<RawFd>,
     /// Input that did not fit into the pty yet.
     pub(super) queue: VecDeque<u8>,
+    /// Writes so far (a look at the input state notices one made meanwhile).
+    pub(super) writes: u64,
+    /// `seq` at the last write (0 before any).
+    pub(super) input_seq: u64,
+    /// The terminal's slave, opened by the first look at the input state
+    /// and closed when the program exits (until then the program holds the
+    /// terminal open anyway, so the master's end-of-file is not delayed).
+    pub(super) probe_slave: Option<OwnedFd>,
+    /// The program was reaped: no slave is opened any more.
+    pub(super) child_exited: bool,
     pub(super) commands: Vec<Command>,
     pub(super) exit: Option<Exit>,
     pub(super) capture: Option<Capture>,
@@ -140,6 +155,18 @@ impl Shared {
             // its last whole line.
             f(&mut recorder.lock().unwrap_or_else(|e| e.into_inner()));
         }
+    }
+
+    /// The terminal's slave path and device number (see `terminal`);
+    /// `master` must be the open pty master.
+    pub(super) fn terminal(&self, master: RawFd) -> Option<&(CString, u64)> {
+        self.terminal
+            .get_or_init(|| {
+                let slave = tty::slave_path(master)?;
+                let device = tty::device(&slave)?;
+                Some((slave, device))
+            })
+            .as_ref()
     }
 
     pub(super) fn last_read(&self) -> Instant {

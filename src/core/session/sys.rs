@@ -27,31 +27,6 @@ pub(super) fn write_some(fd: RawFd, data: &[u8]) -> usize {
     done
 }
 
-/// The path of the terminal slave whose master is `fd`.
-///
-/// # Safety
-/// `fd` must be an open pty master for the duration of the call.
-pub(super) unsafe fn slave_path(fd: RawFd) -> Option<std::ffi::CString> {
-    let mut buf = [0 as libc::c_char; 128];
-    #[cfg(target_os = "linux")]
-    // SAFETY: `buf` is writable for its length; ptsname_r NUL-terminates.
-    let ok = unsafe { libc::ptsname_r(fd, buf.as_mut_ptr(), buf.len()) } == 0;
-    #[cfg(not(target_os = "linux"))]
-    // SAFETY: ptsname returns a static buffer or NULL; it is copied at once.
-    let ok = unsafe {
-        let name = libc::ptsname(fd);
-        !name.is_null() && {
-            let bytes = std::ffi::CStr::from_ptr(name).to_bytes_with_nul();
-            bytes.len() <= buf.len() && {
-                std::ptr::copy_nonoverlapping(name, buf.as_mut_ptr(), bytes.len());
-                true
-            }
-        }
-    };
-    // SAFETY: on success the buffer holds a NUL-terminated string.
-    ok.then(|| unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_owned())
-}
-
 /// Discards what the terminal at `slave` holds for its readers (TCIFLUSH).
 /// Failing to open it (the session just ended) discards nothing.
 pub(super) fn flush_unread_input(slave: &std::ffi::CStr) {

@@ -1,0 +1,254 @@
+//! What the pseudo-terminal itself says about input: the line discipline's
+//! modes (echo, canonical), the foreground process group, and whether input
+//! or output sits in the terminal unread.
+//!
+//! Every function takes the pty master (or the slave's path) and answers from
+//! the kernel's terminal state; none of them reads or changes what the
+//! program sees. The Linux and macOS bodies sit side by side where they
+//! differ; where the kernel refuses (the terminal is gone, a call fails) each
+//! function returns its documented weaker answer, never an error.
+//!
+//! ```no_run
+//! use ptypilot::core::tty;
+//! # fn demo(master: std::os::fd::RawFd) {
+//! if let Some(modes) = tty::modes(master) {
+//!     println!("echo {} canonical {} -> {:?}", modes.echo, modes.canonical, modes.kind());
+//! }
+//! # }
+//! ```
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+
+use super::process::Pid;
+
+/// How the program reads: what its terminal modes make of typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    /// Canonical mode with echo: a line, shown as it is typed (a prompt).
+    Line,
+    /// Canonical mode without echo: a line not shown (a password prompt).
+    Password,
+    /// Non-canonical (raw) mode: single keys (vim, less, a menu, a REPL with
+    /// line editing, which echoes itself).
+    Key,
+}
+
+impl InputKind {
+    /// `"line"`, `"password"` or `"key"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputKind::Line => "line",
+            InputKind::Password => "password",
+            InputKind::Key => "key",
+        }
+    }
+}
+
+/// The line discipline's input modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modes {
+    /// `ECHO`: the terminal shows what is typed.
+    pub echo: bool,
+    /// `ICANON`: input is read a line at a time, edited by the terminal.
+    pub canonical: bool,
+}
+
+impl Modes {
+    /// The kind of input these modes ask for.
+    pub fn kind(self) -> InputKind {
+        match (self.canonical, self.echo) {
+            (true, true) => InputKind::Line,
+            (true, false) => InputKind::Password,
+            (false, _) => InputKind::Key,
+        }
+    }
+
+    /// What is typed now is a secret: the terminal reads a line and does not
+    /// show it (`getpass`, `read -s`, `sudo`, `ssh`). A raw-mode program
+    /// always turns the terminal's echo off and echoes (or not) by itself,
+    /// like vim; its keys are not taken for secrets, since the terminal cannot
+    /// tell a password typed into a raw-mode prompt from an editor command.
+    pub fn hides_input(self) -> bool {
+        self.kind() == InputKind::Password
+    }
+}
+
+/// The terminal's modes, read through the master (`tcgetattr`: on Linux
+/// the master's termios calls act on the slave; on macOS master and slave
+/// share one terminal). `None` when the call fails (the terminal is gone).
+pub fn modes(master: RawFd) -> Option<Modes> {
+    // SAFETY: an all-zero termios is a valid value for tcgetattr to fill.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: `t` is a valid, writable termios; a bad fd only fails.
+    if unsafe { libc::tcgetattr(master, &mut t) } != 0 {
+        return None;
+    }
+    Some(Modes {
+        echo: t.c_lflag & libc::ECHO != 0,
+        canonical: t.c_lflag & libc::ICANON != 0,
+    })
+}
+
+/// The terminal's foreground process group (`tcgetpgrp` on the master, on
+/// Linux and macOS alike): the job that reads the terminal. `None` when
+/// there is none (the session leader exited) or the call fails.
+pub fn foreground_group(master: RawFd) -> Option<Pid> {
+    // SAFETY: tcgetpgrp only reads; a bad fd only fails.
+    let group = unsafe { libc::tcgetpgrp(master) };
+    (group > 0).then_some(group)
+}
+
+/// The path of the terminal slave whose master is `master`
+/// (`ptsname_r` on Linux, `ptsname` copied at once on macOS).
+pub fn slave_path(master: RawFd) -> Option<CString> {
+    let mut buf = [0 as libc::c_char; 128];
+    #[cfg(target_os = "linux")]
+    // SAFETY: `buf` is writable for its length; ptsname_r NUL-terminates.
+    let ok = unsafe { libc::ptsname_r(master, buf.as_mut_ptr(), buf.len()) } == 0;
+    #[cfg(not(target_os = "linux"))]
+    // SAFETY: ptsname returns a static buffer or NULL; it is copied at once.
+    let ok = unsafe {
+        let name = libc::ptsname(master);
+        !name.is_null() && {
+            let bytes = CStr::from_ptr(name).to_bytes_with_nul();
+            bytes.len() <= buf.len() && {
+                std::ptr::copy_nonoverlapping(name, buf.as_mut_ptr(), bytes.len());
+                true
+            }
+        }
+    };
+    // SAFETY: on success the buffer holds a NUL-terminated string.
+    ok.then(|| unsafe { CStr::from_ptr(buf.as_ptr()) }.to_owned())
+}
+
+/// The device number (`st_rdev`) of the terminal at `slave`: a process's
+/// descriptor on the same device is this terminal, whatever path opened it.
+pub fn device(slave: &CStr) -> Option<u64> {
+    // SAFETY: an all-zero stat is a valid value for stat to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a writable stat.
+    if unsafe { libc::stat(slave.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.st_rdev as u64)
+}
+
+/// The device number of `/dev/tty`, which stands for a process's controlling
+/// terminal: a program in this terminal's session that opened `/dev/tty`
+/// (`getpass`, `less`) reads this terminal through it. Linux: major 5, minor
+/// 0; macOS: major 2, minor 0.
+pub fn controlling_tty_device() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        libc::makedev(5, 0) as u64
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        static DEVICE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        *DEVICE.get_or_init(|| device(c"/dev/tty").unwrap_or(u64::MAX))
+    }
+}
+
+/// Opens the terminal's slave for [`input_pending`] (`O_NOCTTY`, so it
+/// never becomes anyone's controlling terminal; non-blocking; close-on-exec).
+/// `None` when it cannot be opened (the terminal is gone, a descriptor limit).
+///
+/// While the caller holds it the pty's master sees no end-of-file: close it
+/// once the program exited.
+pub fn open_slave(slave: &CStr) -> Option<OwnedFd> {
+    // SAFETY: a plain open of a NUL-terminated path.
+    let fd = unsafe {
+        libc::open(
+            slave.as_ptr(),
+            libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    };
+    // SAFETY: the kernel just gave us this descriptor.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Whether input written to the terminal waits unread: a read by the
+/// program would return at once (in canonical mode: a whole line is there;
+/// a partly typed line is still being waited for). `slave` is a descriptor
+/// of the terminal's slave side ([`open_slave`]).
+///
+/// Linux: the slave is polled. A write to the master reaches the line
+/// discipline a moment later, through a kernel work queue; polling the
+/// slave runs that pending work first (`n_tty_poll` flushes it), so input
+/// written before this call is seen even if the program has not been
+/// scheduled since (`FIONREAD` alone would miss it). macOS: `FIONREAD` on
+/// the slave (input is processed as it is written).
+///
+/// `None` when the call fails: the caller must not conclude that nothing
+/// waits.
+pub fn input_pending(slave: BorrowedFd<'_>) -> Option<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        readable(slave.as_raw_fd())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        queued_bytes(slave.as_raw_fd()).map(|n| n > 0)
+    }
+}
+
+/// Whether output the program wrote waits in the master, not yet read by
+/// the session (polled, which on Linux also runs the kernel's pending
+/// transfer from the slave). `None` when the poll fails.
+pub fn output_pending(master: RawFd) -> Option<bool> {
+    readable(master)
+}
+
+/// `poll` with no timeout: readable (or hung up) now.
+fn readable(fd: RawFd) -> Option<bool> {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one valid pollfd, no waiting.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        if n >= 0 {
+            return Some(n > 0 && p.revents & libc::POLLIN != 0);
+        }
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
+        }
+    }
+}
+
+/// Bytes a read of `fd` would find (`FIONREAD`).
+#[cfg(not(target_os = "linux"))]
+fn queued_bytes(fd: RawFd) -> Option<usize> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, to `n`.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD as _, &mut n as *mut libc::c_int) };
+    (r >= 0).then(|| n.max(0) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_canonical_and_echo() {
+        let m = |canonical, echo| Modes { echo, canonical };
+        assert_eq!(m(true, true).kind(), InputKind::Line);
+        assert_eq!(m(true, false).kind(), InputKind::Password);
+        assert_eq!(m(false, false).kind(), InputKind::Key);
+        assert_eq!(m(false, true).kind(), InputKind::Key);
+        assert!(m(true, false).hides_input());
+        assert!(!m(false, false).hides_input());
+        assert!(!m(true, true).hides_input());
+    }
+
+    #[test]
+    fn a_closed_descriptor_gives_no_answer() {
+        assert_eq!(modes(-1), None);
+        assert_eq!(foreground_group(-1), None);
+        assert_eq!(slave_path(-1), None);
+        assert_eq!(output_pending(-1), Some(false));
+        assert!(open_slave(c"/nonexistent/pts").is_none());
+    }
+}
