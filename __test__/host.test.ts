@@ -54,8 +54,12 @@ async function expectGone(pids: number[]) {
   await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 5000 })
 }
 
-/** A shell that starts a setsid grandchild (its own session) and reports both pids. */
-const TREE = 'setsid sh -c "echo GC=\\$\\$; exec sleep 1000" & echo P=$$; read line; echo "got $line"; sleep 1000'
+/**
+ * A shell that starts a setsid grandchild (its own session) and reports both pids. The
+ * grandchild's pid is read before the shell goes on: a settle ends as soon as the shell waits
+ * for its line, which can be before a grandchild left to itself has printed anything.
+ */
+const TREE = 'echo GC=$(setsid sh -c "echo \\$\\$; exec sleep 1000 >/dev/null 2>&1" &); echo P=$$; read line; echo "got $line"; sleep 1000'
 
 const registries: ToolRegistry[] = []
 function isolated(options: ConstructorParameters<typeof ToolRegistry>[0] = {}) {

@@ -2,7 +2,7 @@
 // Types of the errors every function and method of ptypilot throws or rejects with
 // (lib/errors.js decides them): the stable codes and the error's shape.
 
-import type { PtyExit, ScreenSnapshot } from './pty-session.js'
+import type { PtyExit, ScreenSnapshot, WaitReason } from './pty-session.js'
 
 /**
  * The stable error codes carried by `err.code`:
@@ -63,6 +63,11 @@ export interface PtypilotError extends Error {
   screen?: ScreenSnapshot
   /** `waitFor` failure because the program exited: how it exited. */
   exit?: PtyExit
+  /**
+   * A wait's failure: why it ended (`'timeout'` with `ERR_TIMEOUT`, `'aborted'` with
+   * `ERR_ABORTED`, `'exit'` when `waitFor`'s program exited first).
+   */
+  reason?: WaitReason
   /** `ERR_HOST_CRASHED` only: the ids of the handles the isolated host held when it died. */
   lost?: string[]
   /** `ERR_HOST_CRASHED` only: the signal that ended the host (`'SIGKILL'`, `'SIGABRT'`), or `null`. */

@@ -58,7 +58,8 @@ export interface PtyOptions {
   /**
    * Record the session to this file (created or replaced; relative to the current directory,
    * not `cwd`) as an asciicast v2 recording that `asciinema play` plays and `replay()` replays:
-   * output with timestamps, input (`"i"` events) and resizes (`"r"`). Each event is on disk as
+   * output with timestamps, input (`"i"` events; never input written while the terminal read a line
+   * with echo off, as at a password prompt: see `WriteResult.hidden`) and resizes (`"r"`). Each event is on disk as
    * soon as it happened; the file is complete when `exited` resolves. A path that cannot be
    * written is `ERR_INVALID_ARG` and the program is not started.
    */
@@ -173,6 +174,104 @@ export interface ReadResult {
   truncated: boolean
 }
 
+/**
+ * Why a wait ended: the program waits for input (`'input'`), it exited (`'exit'`), the pattern
+ * appeared (`'match'`), the output stayed quiet (`'quiet'`), the time ran out (`'timeout'`) or the
+ * wait's `AbortSignal` fired (`'aborted'`, on the `ERR_ABORTED` error).
+ */
+export type WaitReason = 'input' | 'exit' | 'match' | 'quiet' | 'timeout' | 'aborted'
+
+/**
+ * How a program reads, as its terminal's modes say: `'line'` (canonical mode with echo: a
+ * prompt), `'password'` (canonical mode, echo off), `'key'` (raw mode: vim, less, a menu, a REPL
+ * with line editing, which shows what is typed itself).
+ */
+export type InputKind = 'line' | 'password' | 'key'
+
+/**
+ * Whether the program waits for input (`PtySession.inputState()`).
+ *
+ * It waits when nothing written to it is still unread and a process of the terminal's
+ * foreground job sleeps reading the terminal: in a `read` of it, or in `select`/`poll`/`epoll`
+ * with it in the set (on Linux from `/proc`: what each thread sleeps in, the sets from the
+ * process's memory, an epoll descriptor's interest list; a descriptor is the terminal by device
+ * number, so `/dev/tty` counts). An event loop that listens to the terminal while it works
+ * counts as waiting. Where the kernel will not tell (a setuid program such as `sudo`; macOS) the
+ * terminal's modes, its foreground job and 300 ms without output decide instead, and `how` is
+ * `'quiet'`.
+ */
+export interface InputState {
+  /** The program waits for input now. */
+  waiting: boolean
+  /** When waiting: what the terminal's modes ask for; else `null`. */
+  kind: InputKind | null
+  /** The process that waits; when not waiting, the foreground job's process. `null` without a terminal or after the exit. */
+  pid: number | null
+  /** That process's name (`'python3'`, `'vim'`), as the kernel knows it (at most 15 characters on Linux). */
+  program: string | null
+  /** When waiting: when it began, in milliseconds since the epoch (the last output, input or resize before it). */
+  since: number | null
+  /**
+   * `'kernel'`: the kernel showed what the job sleeps in (certain). `'quiet'`: the kernel would
+   * not say, and the terminal's modes, its foreground job and 300 ms of quiet decided (a guess).
+   * `null` without a terminal (`exec` with `pty: false`) or after the exit.
+   */
+  how: 'kernel' | 'quiet' | null
+}
+
+/** Options of `PtySession.waitForInput`. */
+export interface WaitForInputOptions {
+  /**
+   * Count a wait for input only once something happened after a point: `'input'` (the last
+   * `write`, `sendKeys` or `paste`), a `read().cursor` or a `screen().seq`. Output past the point,
+   * or input written at or after it, is something; the input must have been read, as always.
+   * Without it a program that already waits resolves at once. A point this session has not
+   * reached throws `ERR_INVALID_ARG`.
+   */
+  since?: number | 'input'
+  /** Resolve with `reason: 'timeout'` after this long. @default 10000 */
+  timeoutMs?: number
+  /** Aborting it rejects the wait with `ERR_ABORTED` (the message shows the screen). */
+  signal?: AbortSignal
+}
+
+/** How `PtySession.waitForInput` ended. */
+export interface InputWait {
+  /** `'input'`: the program waits for input; `'exit'`: it exited; `'timeout'`: neither in time. */
+  reason: 'input' | 'exit' | 'timeout'
+  /** The input state then (not waiting after an exit or a timeout). */
+  state: InputState
+  /** The screen then. With `'input'` it shows everything the program wrote before it began to wait. */
+  screen: ScreenSnapshot
+  /** With `'exit'`: how the program exited; else `null`. */
+  exit: PtyExit | null
+}
+
+/** What a write did with the input (`write`, `sendKeys`, `paste`). */
+export interface WriteResult {
+  /**
+   * The terminal read a line without showing it (canonical mode, echo off: a password prompt).
+   * Such input is kept nowhere: the recording gets no input event for it and the terminal did not
+   * echo it into `read()` or the screen. Report it as "sent N characters, not shown". Keys for a
+   * program in raw mode (vim, a REPL) are not hidden: the terminal cannot tell a password typed
+   * into a raw-mode prompt from an editor command.
+   */
+  hidden: boolean
+}
+
+/** What `waitForSettle` resolves with. */
+export interface SettledScreen extends ScreenSnapshot {
+  /** False when the timeout came first. */
+  settled: boolean
+  /**
+   * `'input'`: the program waits for input (the kernel says so); `'quiet'`: no output for
+   * `quietMs`; `'exit'`: the program exited; `'timeout'`: none of these in time.
+   */
+  reason: 'input' | 'quiet' | 'exit' | 'timeout'
+  /** With `'input'`: the program's input state; else `null`. */
+  input: InputState | null
+}
+
 /** Options of `PtySession.waitForSettle`. */
 export interface SettleOptions {
   /** How long the output must stay quiet. @default 100 */
@@ -262,24 +361,27 @@ export declare class PtySession {
    * event loop as soon as it arrives, for up to 50 ms after the last write or until a flood
    * starts; everything else is read on the session's own thread. Either way `onData` sees every
    * byte once, in order.
+   *
+   * Returns whether the input is kept nowhere (`hidden`: the terminal had echo off in canonical
+   * mode, as at a password prompt; see `WriteResult`).
    */
-  write(data: string | Uint8Array): void
+  write(data: string | Uint8Array): WriteResult
   /**
    * Types named keys, e.g. `sendKeys('ctrl+c')`, `sendKeys('up', 'up', 'enter')`, encoded the way
    * xterm sends them for the mode the program is in (arrows switch to `ESC O A` when it turned on
    * application cursor mode). A program that enabled the kitty keyboard protocol (`CSI > flags u`,
    * `CSI = flags ; mode u`; popped with `CSI < u`) gets keys as its flags ask (see
    * `EncodeKeysModes.kittyFlags`), and its query `CSI ? u` is answered. Names: see `encodeKeys`.
-   * Unknown names throw `ERR_INVALID_ARG` listing the accepted ones.
+   * Unknown names throw `ERR_INVALID_ARG` listing the accepted ones. Returns `{ hidden }` as `write`.
    */
-  sendKeys(...keys: string[]): void
+  sendKeys(...keys: string[]): WriteResult
   /**
    * Pastes text. When the program enabled bracketed paste (mode 2004) the text is wrapped in
    * paste markers (markers inside the text are removed), so editors and shells take it literally;
    * otherwise it is typed as is. Line breaks (`\n`, `\r\n`) are sent as `\r` (Enter), as terminals
-   * paste them.
+   * paste them. Returns `{ hidden }` as `write`.
    */
-  paste(text: string): void
+  paste(text: string): WriteResult
   /** Resizes the terminal; the program gets SIGWINCH. `ERR_INVALID_ARG` out of range, `ERR_NOT_RUNNING` after the exit. */
   resize(cols: number, rows: number): void
   /**
@@ -310,23 +412,54 @@ export declare class PtySession {
   /** Reads the output transcript; use `since` to get only what is new. */
   read(options?: ReadOptions): ReadResult
   /**
-   * Resolves when no output came for `quietMs` and no synchronized-output block (mode 2026) is open,
-   * or at once when the program has exited and its output was drained. Input (`write`, `sendKeys`,
-   * `paste`) and `resize` restart the quiet period, so a settle right after a keystroke waits for the answer.
-   * A block left open with no output for 1 s counts as closed (as terminals end such a block after a
-   * timeout), so a program that stopped mid-frame still settles, showing what it drew.
-   * Rejects with `ERR_ABORTED` when `signal` aborts.
+   * Resolves at once when the program waits for input (`reason: 'input'`, as the kernel tells:
+   * see `inputState()`), else when no output came for `quietMs` and no synchronized-output block
+   * (mode 2026) is open (`'quiet'`), or at once when the program has exited and its output was
+   * drained (`'exit'`); never later than without the input check. Input (`write`, `sendKeys`,
+   * `paste`) and `resize` restart the quiet period, and input counts as read only once the program
+   * took it, so a settle right after a keystroke waits for the answer. A block left open with no
+   * output for 1 s counts as closed (as terminals end such a block after a timeout), so a program
+   * that stopped mid-frame still settles, showing what it drew. Resolves with `settled: false`,
+   * `reason: 'timeout'` after `timeoutMs`. Rejects with `ERR_ABORTED` when `signal` aborts.
    */
-  waitForSettle(options?: SettleOptions): Promise<ScreenSnapshot & { settled: boolean }>
+  waitForSettle(options?: SettleOptions): Promise<SettledScreen>
+  /**
+   * Whether the program waits for input now, and for what kind (see `InputState`). One look at the
+   * terminal and the kernel's process table (a few small `/proc` reads) on this thread. Throws
+   * `ERR_NOT_RUNNING` before `start`; after the exit it says not waiting, with `how: null`.
+   *
+   * ```ts
+   * session.inputState() // { waiting: true, kind: 'password', pid: 4242, program: 'python3', since: 1764..., how: 'kernel' }
+   * ```
+   */
+  inputState(): InputState
+  /**
+   * Resolves as soon as the program waits for input (`reason: 'input'`, with the state and the
+   * screen), or with the exit (`'exit'`), or after `timeoutMs` (`'timeout'`). Rejects with
+   * `ERR_ABORTED` when `signal` aborts.
+   *
+   * It looks only while it waits, and only when the output pauses: 1 ms after the last output,
+   * then at intervals doubling to 16 ms (a program that starts waiting without printing anything
+   * is seen within 16 ms); each look is a few small `/proc` reads, off the JS thread. A session
+   * nobody waits on costs nothing.
+   *
+   * ```ts
+   * session.write('make deploy\r')
+   * const { reason, state } = await session.waitForInput({ since: 'input', timeoutMs: 60000 })
+   * if (state.kind === 'password') session.write(`${password}\r`) // kept nowhere
+   * ```
+   */
+  waitForInput(options?: WaitForInputOptions): Promise<InputWait>
   /**
    * Waits until `pattern` appears. Screen rows are right-trimmed, so a string pattern's trailing
    * spaces (a prompt such as `'>>> '`) also match at the end of a row. Rejects with `ERR_TIMEOUT` (the message shows the screen),
-   * `ERR_ABORTED` when `signal` aborts, or, when the program exits first, `ERR_NOT_RUNNING` with `err.exit`.
+   * `ERR_ABORTED` when `signal` aborts, or, when the program exits first, `ERR_NOT_RUNNING` with `err.exit`;
+   * the error's `reason` says which (`'timeout'`, `'aborted'`, `'exit'`), a match has `reason: 'match'`.
    * Use `since` to wait for what comes after a point, e.g. the answer to input.
    * `screen` is the screen when the match was seen: it shows all the output that matched (in the
    * output, text that matched can already have scrolled off when more output followed at once).
    */
-  waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot }>
+  waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot; reason: 'match' }>
   /**
    * Calls `listener` with a snapshot whenever the screen changed, at most every `throttleMs`.
    * Returns a function that unsubscribes. A listener that throws is reported as a process warning.

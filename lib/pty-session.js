@@ -87,7 +87,10 @@ class PtySession {
     return this.#native.captured()
   }
 
-  /** Types text with named keys (`"y<enter>"`, `"<ctrl+c>"`) as a tool's apply does; bytes written. */
+  /**
+   * Types text with named keys (`"y<enter>"`, `"<ctrl+c>"`) as a tool's apply does:
+   * `{ bytes, hidden }`, the bytes written and whether the input is kept nowhere (see `write`).
+   */
   [kWriteInput](text) {
     if (typeof text !== 'string') throw invalidArg(`input must be a string, got ${describe(text)}`)
     return this.#native.writeInput(text)
@@ -162,7 +165,7 @@ class PtySession {
     if (typeof data !== 'string' && !isInstance(data, Uint8Array)) {
       throw invalidArg(`write() takes a string or a Uint8Array, got ${describe(data)}`)
     }
-    this.#native.write(data)
+    return { hidden: this.#native.write(data) }
   }
 
   sendKeys(...keys) {
@@ -171,12 +174,12 @@ class PtySession {
         throw invalidArg(`sendKeys() takes key names such as 'enter' or 'ctrl+c'; argument ${i} is ${describe(keys[i])}`)
       }
     }
-    this.#native.sendKeys(keys)
+    return { hidden: this.#native.sendKeys(keys) }
   }
 
   paste(text) {
     if (typeof text !== 'string') throw invalidArg(`paste() takes a string, got ${describe(text)}`)
-    this.#native.paste(text)
+    return { hidden: this.#native.paste(text) }
   }
 
   resize(cols, rows) {
@@ -266,9 +269,37 @@ class PtySession {
     const [token, detach] = cancelTokenFor(signal, 'options')
     try {
       if (signal && signal.aborted) throw aborted('waitForSettle()', this.#screenNow())
-      const { settled, screen } = await this.#native.waitForSettle(quietMs, timeoutMs, token)
-      if (signal && signal.aborted) throw aborted('waitForSettle()', withLines(screen))
-      return { ...withLines(screen), settled }
+      const { settled, reason, input, screen } = await this.#native.waitForSettle(quietMs, timeoutMs, token)
+      if (reason === 'aborted' || (signal && signal.aborted)) throw aborted('waitForSettle()', withLines(screen))
+      return { ...withLines(screen), settled, reason, input }
+    } finally {
+      detach()
+    }
+  }
+
+  inputState() {
+    return this.#native.inputState()
+  }
+
+  async waitForInput(options) {
+    checkOptionsObject(options, 'options')
+    const { since, timeoutMs = DEFAULT_WAIT_MS, signal, ...rest } = own(options, 'options') || {}
+    rejectUnknown(rest, 'options', ['since', 'timeoutMs', 'signal'])
+    checkSince(since)
+    checkMillis(timeoutMs, 'options.timeoutMs')
+    checkSignal(signal, 'options')
+    // The point, resolved now: a later write must not move it.
+    const from = since === undefined ? undefined : since === 'input' ? this.#native.inputSeq : since
+    if (from !== undefined && from > this.#screenNow().seq) {
+      throw invalidArg(`options.since must be a position this session reached (at most ${this.#screenNow().seq}), got ${from}`)
+    }
+    const [token, detach] = cancelTokenFor(signal, 'options')
+    try {
+      if (signal && signal.aborted) throw aborted('waitForInput()', this.#screenNow())
+      const { reason, state, screen } = await this.#native.waitForInput(from, timeoutMs, token)
+      if (reason === 'aborted' || (signal && signal.aborted)) throw aborted('waitForInput()', withLines(screen))
+      const exit = reason === 'exit' ? await this.exited : null
+      return { reason, state, screen: withLines(screen), exit }
     } finally {
       detach()
     }
@@ -279,11 +310,7 @@ class PtySession {
     checkOptionsObject(options, 'options')
     const { in: whereOption, since, timeoutMs = DEFAULT_WAIT_MS, signal, ...rest } = own(options, 'options') || {}
     rejectUnknown(rest, 'options', ['in', 'since', 'timeoutMs', 'signal'])
-    if (since !== undefined && since !== 'input' && !(Number.isSafeInteger(since) && since >= 0)) {
-      throw invalidArg(
-        `options.since must be 'input', a read() cursor or a screen().seq (a non-negative integer), got ${describe(since)}`,
-      )
-    }
+    checkSince(since)
     // Without `since` the screen is where a prompt or a menu is looked for;
     // with it, text still showing from before the point would match at once,
     // so only output after the point is searched unless `in` says otherwise.
@@ -331,7 +358,7 @@ class PtySession {
         // Output can arrive between the screen above and the read: the
         // screen returned is taken after the read, so it shows at least the
         // text that matched.
-        return { match, screen: where === 'output' ? this.#screenNow() : screen }
+        return { match, screen: where === 'output' ? this.#screenNow() : screen, reason: 'match' }
       }
       if (signal && signal.aborted) {
         throw aborted(`waiting for ${describePattern(pattern)} in the ${where}${after}`, screen)
@@ -344,6 +371,7 @@ class PtySession {
         )
         err.exit = exit
         err.screen = screen
+        err.reason = 'exit'
         throw err
       }
       const remaining = deadline - Date.now()
@@ -353,6 +381,7 @@ class PtySession {
           `timed out after ${timeoutMs} ms waiting for ${describePattern(pattern)} in the ${where}${after}; screen:\n${screen.text}`,
         )
         err.screen = screen
+        err.reason = 'timeout'
         throw err
       }
       await this.#native.waitOutput(screen.seq, remaining, token)
@@ -481,11 +510,21 @@ function matcher(pattern) {
   throw invalidArg(`waitFor() pattern must be a string or a RegExp, got ${describe(pattern)}`)
 }
 
-/** ERR_ABORTED for a wait whose AbortSignal fired, with the screen then. */
+/** ERR_ABORTED for a wait whose AbortSignal fired, with the screen then (`reason: 'aborted'`). */
 function aborted(what, screen) {
   const err = codedError('ERR_ABORTED', `${what} was aborted; screen:\n${screen.text}`)
   err.screen = screen
+  err.reason = 'aborted'
   return err
+}
+
+/** A wait's `since`: `'input'`, or an output position (a non-negative integer). */
+function checkSince(since) {
+  if (since !== undefined && since !== 'input' && !(Number.isSafeInteger(since) && since >= 0)) {
+    throw invalidArg(
+      `options.since must be 'input', a read() cursor or a screen().seq (a non-negative integer), got ${describe(since)}`,
+    )
+  }
 }
 
 function describePattern(pattern) {

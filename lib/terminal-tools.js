@@ -1259,7 +1259,7 @@ class TerminalSessions {
     const cursor = s.pty.read({ tail: 0 }).cursor
     let bytes
     try {
-      bytes = s.pty[kWriteInput](fields.input)
+      ;({ bytes } = s.pty[kWriteInput](fields.input))
     } catch (err) {
       if (err.code === 'ERR_NOT_RUNNING') {
         throw codedError('ERR_NOT_RUNNING', `session ${s.id} has exited; the input was not sent. Read its output with pty_read`)

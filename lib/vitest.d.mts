@@ -1,7 +1,7 @@
 // Types of ptypilot/vitest: matchers and the `pty` fixture for Vitest suites
 // that test terminal programs.
 import type { ExpectStatic, TestAPI, TestContext, RunnerTestCase } from 'vitest'
-import type { PtySession, PtyOptions, ScreenSnapshot, StyledScreenSnapshot } from '../index.js'
+import type { InputKind, PtySession, PtyOptions, ScreenSnapshot, StyledScreenSnapshot } from '../index.js'
 
 /** A cell colour as `screen({ attributes: true })` reports it: 0-255, `'#rrggbb'`, or `null` for the default. */
 export type CellColour = number | string | null
@@ -35,6 +35,15 @@ export interface ShowTextOptions {
 export interface HaveTitleOptions {
   /**
    * How long to wait for the title (with `.not`: for it to change).
+   * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
+   */
+  timeout?: number
+}
+
+/** Options of `toBeWaitingForInput`. */
+export interface WaitingForInputOptions {
+  /**
+   * How long to wait for the program to wait for input (not with `.not`, which looks once).
    * @default what is left of the test's timeout less a margin (10 000 outside a test or without one)
    */
   timeout?: number
@@ -84,11 +93,19 @@ declare module 'vitest' {
      * while the program runs, without waiting.
      */
     toHaveExited(options?: HaveExitedOptions): Promise<void>
+    /**
+     * Waits until the program waits for input (see `PtySession.waitForInput`), of `kind` when
+     * given: `'line'` (a prompt), `'password'` (echo off), `'key'` (raw mode: vim, less, a menu).
+     * A program that waits for another kind fails at once. With `.not`, looks once (no wait) and
+     * passes while the program does not wait for input (of `kind`). Await it. A failure shows
+     * the input state and the screen.
+     */
+    toBeWaitingForInput(kind?: InputKind, options?: WaitingForInputOptions): Promise<void>
   }
 }
 
 /**
- * A `PtySession` started by the `pty` fixture: `waitFor` and `waitForSettle` default to what is
+ * A `PtySession` started by the `pty` fixture: `waitFor`, `waitForSettle` and `waitForInput` default to what is
  * left of the test's timeout (less a margin), end with `ERR_ABORTED` when the test is aborted
  * (it timed out, the run was cancelled), and their errors show the screen with row numbers.
  */

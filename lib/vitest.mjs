@@ -13,8 +13,9 @@
 //   `toShowText` (waits; `.not` waits for the text to go; with `row`, `fg`,
 //   `bg`, `bold`, `inverse`, ... only where the text has that style),
 //   `toHaveTitle`, `toMatchScreenSnapshot` (a stable text form through
-//   Vitest's snapshots), `toHaveExited`. A failure shows the screen with row
-//   numbers and the cursor.
+//   Vitest's snapshots), `toHaveExited`, `toBeWaitingForInput` (waits until
+//   the program waits for input, of a kind; `.not` looks once). A failure
+//   shows the screen with row numbers and the cursor.
 // - A per-test fixture, `pty` (`test.extend`): its sessions are terminated when
 //   their own test ends, whatever other tests run at the same time
 //   (`describe.concurrent`); their waits default to what is left of the test's
@@ -150,6 +151,10 @@ export class TestSession extends PtySession {
 
   async waitForSettle(options) {
     return this.#explained(() => super.waitForSettle(this.#defaults(options)))
+  }
+
+  async waitForInput(options) {
+    return this.#explained(() => super.waitForInput(this.#defaults(options)))
   }
 
   #defaults(options) {
@@ -593,6 +598,16 @@ async function showsStyled(received, expected, styled, timeout, hint) {
   }
 }
 
+const INPUT_KINDS = ['line', 'password', 'key']
+
+/** `waits for password input (python3, pid 42, decided by the kernel)`. */
+function describeInput(state) {
+  if (!state.waiting) return state.how === null ? 'has no terminal to wait on (it exited)' : 'is not waiting for input'
+  const who = state.program ? `${state.program}, pid ${state.pid}` : `pid ${state.pid}`
+  const how = state.how === 'quiet' ? 'a guess from 300 ms of quiet' : 'as the kernel tells'
+  return `waits for ${state.kind} input (${who}; ${how})`
+}
+
 const matchers = {
   /**
    * Waits (up to `timeout`) until the screen shows `expected`; with `.not`,
@@ -700,6 +715,42 @@ const matchers = {
       throw new Error('toMatchScreenSnapshot() needs Vitest 4.1 or newer (Snapshots in the vitest package)')
     }
     return Snapshots.toMatchSnapshot.call(this, serializeScreen(screen, { attributes }), hint)
+  },
+
+  /**
+   * Waits (up to `timeout`) until the program waits for input, of `kind`
+   * when given. With `.not`: looks once (no wait) and passes while the
+   * program does not wait for input (of `kind`).
+   */
+  async toBeWaitingForInput(received, kind, options) {
+    if (!isSession(received)) throw notASession('toBeWaitingForInput', received)
+    if (received.pid === null) throw new TypeError('toBeWaitingForInput() needs a session that was started')
+    if (kind !== undefined && kind !== null && !INPUT_KINDS.includes(kind)) {
+      throw new TypeError(`toBeWaitingForInput() kind must be 'line', 'password' or 'key', got ${String(kind)}`)
+    }
+    const timeout = timeoutOption(options, 'toBeWaitingForInput') ?? fittingWaitMs(taskOf(received, this))
+    const wanted = kind ? `${kind} input` : 'input'
+    const hint = this.utils.matcherHint(`${this.isNot ? '.not' : ''}.toBeWaitingForInput`, 'session', kind ? 'kind' : '', {
+      isNot: this.isNot,
+    })
+    let state
+    let screen
+    let why = ''
+    if (this.isNot) {
+      state = received.inputState()
+      screen = received.screen()
+    } else {
+      const wait = await PtySession.prototype.waitForInput.call(received, { timeoutMs: timeout })
+      state = wait.state
+      screen = wait.screen
+      if (wait.reason === 'timeout') why = ` after ${timeout} ms`
+      if (wait.reason === 'exit') why = ` (the program ${describeExit(wait.exit)})`
+    }
+    const pass = state.waiting && (!kind || state.kind === kind)
+    const message = () =>
+      `${hint}\n\nExpected: the program ${this.isNot ? 'not ' : ''}to wait for ${wanted}\n` +
+      `Received: the program ${describeInput(state)}${why}\n\n${formatScreen(screen)}`
+    return { pass, message }
   },
 
   /**

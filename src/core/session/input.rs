@@ -162,7 +162,8 @@ impl Session {
     ///
     /// With `since` (an output position, as `seq`), a wait for input counts
     /// only once something happened after that point: output went past it,
-    /// or input was written at or after it (and, as always, was read).
+    /// or input was written at or after it (and, as always, was read). The
+    /// point 0 before any input is the start, after which every wait began.
     pub async fn wait_input(
         &self,
         since: Option<u64>,
@@ -187,6 +188,8 @@ impl Session {
                 let look = self.look();
                 let after = look.before.as_ref().is_some_and(|b| match since {
                     None => true,
+                    // The start (no output, no input yet): every wait began after it.
+                    Some(0) if b.writes == 0 => true,
                     Some(point) => b.seq > point || (b.writes > 0 && b.input_seq >= point),
                 });
                 if look.state.waiting && after {
