@@ -36,6 +36,7 @@ const CASES = [
   { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
   { name: 'lean', args: QUICK ? ['--rounds=1'] : ['--rounds=2'] },
   { name: 'busy', args: QUICK ? ['--rounds=1', '--n=20'] : ['--rounds=3', '--n=100'] },
+  { name: 'input-wait', args: QUICK ? ['--rounds=40', '--silent-steps=4', '--sessions=5'] : ['--rounds=200', '--silent-steps=8', '--sessions=20'] },
   // Mostly waiting (the peer's timeouts): minutes, and a first run installs the peer.
   { name: 'agent-tasks', args: QUICK ? ['--repeats=1'] : ['--repeats=3'], timeoutMs: 900_000 },
   // Last: starting hundreds of shells at once disturbs whatever runs right after.
@@ -409,6 +410,37 @@ function markdown(results, info, targets) {
       out.push('')
     }
   }
+  if (r['input-wait']) {
+    const x = r['input-wait']
+    out.push(`### 12. Knowing when a program waits for input (\`waitForInput\` vs a ${x.quietMs} ms quiet timer; ${x.rounds} prompts of each kind)`)
+    out.push('')
+    out.push(
+      `Each program (bench/lib/input-wait/) works silently for 5 to 40 ms, prints a prompt and stamps CLOCK_MONOTONIC right before it reads; latency is from that stamp to \`waitForInput({ since: 'input' })\` resolving in this process, or to the quiet timer (reset by every output and by the answer) firing, which runs on its own session of the same program. "Wrong kind" counts answers whose \`kind\` was not the one asked; "early" counts reports before the program asked.`,
+    )
+    out.push('')
+    out.push(`| program | ptypilot p50 / p95 / max (ms) | wrong kind, early | ${x.quietMs} ms timer p50 / p95 (ms) | timer early |`)
+    out.push('| --- | --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      out.push(
+        `| ${row.title} (${row.kind}) | ${f1(row.ours.p50)} / ${f1(row.ours.p95)} / ${f1(row.ours.max)} | ${row.ours.wrongKind}, ${row.ours.early} | ${f0(row.timer.p50)} / ${f0(row.timer.p95)} | ${row.timer.early} |`,
+      )
+    }
+    out.push('')
+    out.push(`False "waiting" reports over programs that pause ${x.silentSteps} times for 0.5 s without waiting for input (both watch the same run):`)
+    out.push('')
+    out.push('| program | seconds | ptypilot | timer |')
+    out.push('| --- | --- | --- | --- |')
+    for (const row of x.silent) out.push(`| ${row.title} | ${f1(row.seconds)} | ${row.ourReports} | ${row.timerReports} |`)
+    out.push('')
+    out.push('CPU time of this process per session (ms per second, i.e. per mille of a core) while the program works silently:')
+    out.push('')
+    out.push('| program | sessions | nobody waits | `waitForInput` pending | quiet timer pending |')
+    out.push('| --- | --- | --- | --- | --- |')
+    for (const row of x.cpu) {
+      out.push(`| \`${row.program}\` | ${row.sessions} | ${f2(row.idleMsPerSec)} | ${f2(row.waitingMsPerSec)} | ${f2(row.timerMsPerSec)} |`)
+    }
+    out.push('')
+  }
   return out.join('\n')
 }
 
@@ -582,6 +614,31 @@ function targetsOf(results) {
       measured: `worst ${ours.maxLatency === null ? '–' : f1(ours.maxLatency)} ms over ${x.rows.filter((y) => y.server === 'ptypilot' && y.promptLatency).reduce((a, y) => a + y.promptLatency.n, 0)} steps`,
       ratio: '',
       ok: ours.maxLatency !== null && ours.maxLatency <= 30,
+    })
+  }
+  if (r['input-wait']) {
+    const x = r['input-wait']
+    const worst = x.rows.reduce((a, row) => (row.ours.p95 > a.ours.p95 ? row : a))
+    t.push({
+      what: 'input wait: detection latency p95 ≤ 30 ms from the moment the program blocks, every kind',
+      measured: x.rows.map((row) => `${row.id} ${f1(row.ours.p95)}`).join(', ') + ' ms',
+      ratio: `worst ${f2(worst.ours.p95 / 30)} of the budget`,
+      ok: worst.ours.p95 <= 30 && x.rows.every((row) => row.ours.wrongKind === 0 && row.ours.early === 0),
+    })
+    const ours = x.silent.reduce((a, row) => a + row.ourReports, 0)
+    const timer = x.silent.reduce((a, row) => a + row.timerReports, 0)
+    t.push({
+      what: `input wait: 0 false reports over silent work (a ${x.quietMs} ms quiet timer reports every pause)`,
+      measured: `ptypilot ${ours}, timer ${timer} over ${x.silent.length} programs`,
+      ratio: '',
+      ok: ours === 0,
+    })
+    const idle = Math.max(...x.cpu.map((row) => row.idleMsPerSec))
+    t.push({
+      what: 'input wait: no cost to sessions nobody waits on (≤ 0.1 ms CPU per s per session)',
+      measured: `${f2(idle)} ms CPU per s per session with nobody waiting; ${x.cpu.map((row) => `${row.program} ${f2(row.waitingMsPerSec)}`).join(', ')} with a wait pending`,
+      ratio: '',
+      ok: idle <= 0.1,
     })
   }
   if (r.memory) {
