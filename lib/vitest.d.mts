@@ -193,6 +193,7 @@ export declare const matchers: {
   toHaveTitle(this: unknown, received: unknown, title: string | RegExp, options?: HaveTitleOptions): Promise<KitMatcherResult>
   toMatchScreenSnapshot(this: unknown, received: unknown, options?: string | ScreenSnapshotOptions): KitMatcherResult
   toHaveExited(this: unknown, received: unknown, options?: HaveExitedOptions): Promise<KitMatcherResult>
+  toBeWaitingForInput(this: unknown, received: unknown, kind?: InputKind, options?: WaitingForInputOptions): Promise<KitMatcherResult>
 }
 
 /** A screen as failure messages show it: size, cursor, numbered rows (0-based), the cursor's row marked. */
