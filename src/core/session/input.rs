@@ -150,6 +150,52 @@ impl Schedule {
     }
 }
 
+/// What the kernel's answer about the job (or, where it has none, the
+/// quiet timer) says.
+struct Verdict {
+    waiting: bool,
+    pid: Pid,
+    program: Option<String>,
+    how: How,
+}
+
+/// Decides from `reading` for the job `group`, whose terminal saw no output,
+/// input or resize for `quiet_for`; `name` finds a process's name.
+fn verdict(
+    reading: Reading,
+    group: Pid,
+    quiet_for: Duration,
+    name: impl Fn(Pid) -> Option<String>,
+) -> Verdict {
+    match reading {
+        Reading::Blocked { member, .. } => Verdict {
+            waiting: true,
+            pid: member.pid,
+            program: Some(member.program),
+            how: How::Kernel,
+        },
+        Reading::NotBlocked { member } => Verdict {
+            waiting: false,
+            pid: member.as_ref().map_or(group, |m| m.pid),
+            program: member.map(|m| m.program),
+            how: How::Kernel,
+        },
+        Reading::Unknown { member, running } => {
+            let (pid, program) = match member {
+                Some(m) => (m.pid, Some(m.program)),
+                None => (group, name(group)),
+            };
+            Verdict {
+                // A running thread is at work; otherwise the quiet timer.
+                waiting: !running && quiet_for >= INPUT_QUIET,
+                pid,
+                program,
+                how: How::Quiet,
+            }
+        }
+    }
+}
+
 impl Session {
     /// Whether the program waits for input now: one look (see the module
     /// docs), on the calling thread.
@@ -279,25 +325,17 @@ impl Session {
         }
         // 2. The job.
         let reading = reading::foreground_reader(self.pid, group, device);
-        let (waiting, pid, program, how) = match reading {
-            Reading::Blocked { member, .. } => (true, member.pid, member.program, How::Kernel),
-            Reading::NotBlocked { member } => {
-                let (pid, program) =
-                    member.map_or((Some(group), None), |m| (Some(m.pid), Some(m.program)));
-                return not_waiting(How::Kernel, pid, program);
-            }
-            Reading::Unknown { member, running } => {
-                let (pid, program) = match member {
-                    Some(m) => (m.pid, Some(m.program)),
-                    None => (group, reading::program(group)),
-                };
-                let quiet = before.last_activity.elapsed() >= INPUT_QUIET;
-                if running || !quiet {
-                    return not_waiting(How::Quiet, Some(pid), program);
-                }
-                (true, pid, program.unwrap_or_default(), How::Quiet)
-            }
-        };
+        let verdict = verdict(
+            reading,
+            group,
+            before.last_activity.elapsed(),
+            reading::program,
+        );
+        let (pid, program, how) = (verdict.pid, verdict.program, verdict.how);
+        if !verdict.waiting {
+            return not_waiting(how, Some(pid), program);
+        }
+        let program = program.unwrap_or_default();
         // 3. Nothing happened meanwhile, and no output waits unread. The
         // modes are read now, not before: a job that changes them and then
         // reads (`stty -echo; read`) has its final ones once it sleeps.
@@ -313,7 +351,7 @@ impl Session {
                 .filter(|&master| unchanged && tty::output_pending(master) == Some(false))
                 .and_then(tty::modes)
         };
-        let Some(modes) = modes.filter(|_| waiting) else {
+        let Some(modes) = modes else {
             return not_waiting(how, Some(pid), Some(program));
         };
         let since = SystemTime::now()
@@ -330,5 +368,64 @@ impl Session {
             },
             before: Some(before),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::reading::{Call, Member};
+
+    fn member(pid: Pid) -> Option<Member> {
+        Some(Member {
+            pid,
+            program: "sudo".into(),
+        })
+    }
+
+    #[test]
+    fn where_the_kernel_cannot_tell_the_quiet_timer_decides() {
+        let unknown = |running| Reading::Unknown {
+            member: member(7),
+            running,
+        };
+        let quiet = INPUT_QUIET + Duration::from_millis(1);
+        let v = verdict(unknown(false), 7, quiet, |_| None);
+        assert!(v.waiting);
+        assert_eq!((v.pid, v.how), (7, How::Quiet));
+        assert_eq!(v.program.as_deref(), Some("sudo"));
+        // Not quiet long enough, or a thread at work: not waiting.
+        assert!(!verdict(unknown(false), 7, INPUT_QUIET / 2, |_| None).waiting);
+        assert!(!verdict(unknown(true), 7, quiet, |_| None).waiting);
+        // No member seen: the group's leader, by name.
+        let v = verdict(
+            Reading::Unknown {
+                member: None,
+                running: false,
+            },
+            9,
+            quiet,
+            |pid| Some(format!("p{pid}")),
+        );
+        assert_eq!((v.pid, v.program.as_deref()), (9, Some("p9")));
+    }
+
+    #[test]
+    fn the_kernel_decides_where_it_can() {
+        let blocked = Reading::Blocked {
+            member: member(5).unwrap(),
+            call: Call::Read,
+        };
+        let v = verdict(blocked, 4, Duration::ZERO, |_| None);
+        assert!(v.waiting);
+        assert_eq!((v.pid, v.how), (5, How::Kernel));
+        let v = verdict(
+            Reading::NotBlocked { member: None },
+            4,
+            INPUT_QUIET * 10,
+            |_| None,
+        );
+        assert!(!v.waiting);
+        assert_eq!((v.pid, v.how), (4, How::Kernel));
     }
 }
