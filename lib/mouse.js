@@ -8,15 +8,18 @@
 // ERR_MOUSE_OFF, because the report would reach it as typed characters.
 // Motion is sent only when the mode reports it.
 
-const { invalidArg, describe } = require('./errors.js')
+const { invalidArg, describe, thrownText } = require('./errors.js')
 const { isInstance, own } = require('./args.js')
 
 const BUTTONS = ['left', 'middle', 'right']
 const MODIFIERS = ['shift', 'alt', 'ctrl']
 
-/** `{ button, shift, alt, ctrl }` from a call's options, checked. */
+/**
+ * `{ button, shift, alt, ctrl }` from a call's options, checked, and
+ * `chosen`: whether the options named the button.
+ */
 function eventOptions(options, what, known = ['button', 'modifiers']) {
-  if (options === undefined) return { button: 'left', shift: false, alt: false, ctrl: false }
+  if (options === undefined) return { button: 'left', chosen: false, shift: false, alt: false, ctrl: false }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw invalidArg(`${what} options must be an object such as { button: 'right', modifiers: ['ctrl'] }, got ${describe(options)}`)
   }
@@ -31,14 +34,20 @@ function eventOptions(options, what, known = ['button', 'modifiers']) {
   if (!Array.isArray(modifiers)) {
     throw invalidArg(`options.modifiers must be an array such as ['shift', 'ctrl'], got ${describe(modifiers)}`)
   }
+  let list
+  try {
+    list = Array.from(modifiers)
+  } catch (err) {
+    throw invalidArg(`options.modifiers could not be read: ${thrownText(err)}`)
+  }
   const held = { shift: false, alt: false, ctrl: false }
-  for (const m of modifiers) {
+  for (const m of list) {
     if (!MODIFIERS.includes(m)) {
       throw invalidArg(`options.modifiers may hold ${MODIFIERS.map((n) => `'${n}'`).join(', ')}, got ${describe(m)}`)
     }
     held[m] = true
   }
-  return { button, ...held }
+  return { button, chosen: copy.button !== undefined, ...held }
 }
 
 /** Ordinal for messages: 1st, 2nd, 3rd, 4th. */
@@ -119,7 +128,7 @@ class Mouse {
   /** Releases the held button (or `button`) at the cell. */
   up(col, row, options) {
     const given = eventOptions(options, 'up()')
-    const button = options !== undefined && options !== null && options.button !== undefined ? given.button : (this.#held ?? given.button)
+    const button = given.chosen ? given.button : (this.#held ?? given.button)
     this.#send('release', { ...given, button, ...this.#cell(col, row) })
     this.#held = null
   }
