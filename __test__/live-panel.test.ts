@@ -11,7 +11,7 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { ToolRegistry, terminalTools, type ToolEvent } from '../index.js'
+import { ToolRegistry, readRecording, terminalTools, type ToolEvent } from '../index.js'
 
 let registry: ToolRegistry | undefined
 const sockets: WebSocket[] = []
@@ -127,6 +127,8 @@ describe('the live panel of the terminal tools', () => {
     const listed = await watcher.next('entry', (m) => m.entry.id === s.id)
     expect(listed.entry).toMatchObject({ id: 'pty1', kind: 'terminal', state: 'running', holder: null, canTake: true, cols: 120, rows: 30 })
     await vi.waitFor(() => expect(watcher.output.get('pty1')).toContain('Password: '))
+    // What it waits for, live: a password (the terminal's echo is off).
+    await watcher.next('entry', (m) => m.entry.id === 'pty1' && m.entry.input === 'password' && m.entry.stateText === 'waiting for input (password)')
 
     // The person takes it over (at their window's size).
     const person = await open(url)
@@ -147,6 +149,7 @@ describe('the live panel of the terminal tools', () => {
 
     person.send({ type: 'input', id: 'pty1', data: 'hunter2-secret\r' })
     await vi.waitFor(() => expect(watcher.output.get('pty1')).toContain('access granted'))
+    await watcher.next('entry', (m) => m.entry.id === 'pty1' && m.entry.input === 'line' && m.entry.stateText === 'waiting for input (line)')
     const read = await r.respond('pty_read', { id: 'pty1', wait_ms: 2000 })
     expect(read.text).toMatch(
       /^\[a person took pty1 over in the live panel; a person typed 15 characters \(not shown\); they still hold it: your input is refused until they hand it back\]\nPassword: \naccess granted\nnext: \n\[session pty1: running\]/,
@@ -168,9 +171,12 @@ describe('the live panel of the terminal tools', () => {
     for (const text of [refused.text, read.text, last.text, whole.output, watcher.output.get('pty1')!, person.output.get('pty1')!]) {
       expect(text).not.toContain('hunter2')
     }
-    // The session was recorded, the answer with it.
+    // The recording has the answer and the model's input, not the password (typed while echo was off).
     expect(readdirSync(records)).toEqual(['pty1.cast'])
-    expect(readFileSync(join(records, 'pty1.cast'), 'utf8')).toContain('access granted')
+    const { events } = readRecording(join(records, 'pty1.cast'))
+    const recorded = (kind: string) => events.filter((e) => e[1] === kind).map((e) => e[2]).join('')
+    expect(recorded('o')).toContain('access granted')
+    expect(recorded('i')).toBe('from the model\r')
   })
 
   it('closing the page hands the session back and changes nothing else for the model', async () => {
@@ -192,6 +198,21 @@ describe('the live panel of the terminal tools', () => {
     expect(read.text).toContain('the person handed pty1 back')
     expect(read.text).toContain('the model again\nthe model again')
     expect(r.list()).toMatchObject([{ id: s.id, state: 'running' }])
+  })
+
+  it('shows the registry’s interactive-tool handles too, view only', async () => {
+    const { r, url } = await withPanel()
+    r.register({ name: 'sh', commands: [{ name: 'run', program: ['sh', '-c'], acceptsInput: true }] })
+    const page = await open(url)
+    const state = await r.call('sh', { action: 'spawn', command: 'run', args: ['echo tool output; read x; echo "x=$x"'] })
+    const listed = await page.next('entry', (m) => m.entry.id === state.id)
+    expect(listed.entry).toMatchObject({ kind: 'tool', name: 'sh run', state: 'running', canTake: false, holder: null, cols: 80, rows: 24 })
+    await vi.waitFor(() => expect(page.output.get(state.id)).toContain('tool output'))
+    page.send({ type: 'take', id: state.id })
+    expect((await page.next('refused')).message).toBe(`${state.id} is an interactive tool's handle: the panel shows it, the model's apply types into it`)
+    await r.call('sh', { action: 'apply', id: state.id, input: 'from the model<enter>' })
+    await vi.waitFor(() => expect(page.output.get(state.id)).toContain('x=from the model'))
+    await page.next('entry', (m) => m.entry.id === state.id && m.entry.state === 'exited' && m.entry.stateText === 'exited 0')
   })
 
   it('works with an isolated host: the panel runs beside the sessions, its URL comes as an event', async () => {

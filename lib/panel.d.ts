@@ -52,6 +52,8 @@ export interface PanelSource {
   input(id: string, page: string, data: string | Uint8Array): void
   /** The page holding the session resized it. */
   resize(id: string, page: string, cols: number, rows: number): void
+  /** Pages began (`true`) or stopped (`false`) watching: a source may keep costly state (what a program waits for) current only meanwhile. */
+  watched?(on: boolean): void
   /** Hold the session's output while a page is far behind (without these, such a page skips output and is redrawn). */
   pause?(id: string): void
   resume?(id: string): void

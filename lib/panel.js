@@ -19,6 +19,8 @@
 //   take(id, page) / release(id, page) / input(id, page, data) /
 //   resize(id, page, cols, rows) a person's actions; `page` names the page
 //   and optionally:
+//   watched(on)                  pages began (true) or stopped (false) watching:
+//                                keep `input` current only meanwhile
 //   pause(id) / resume(id)       hold a session while a page is behind
 //                                (without them a page that falls behind skips
 //                                output and is redrawn from the kept output)
@@ -238,12 +240,15 @@ async function startPanel(options) {
   wss.on('connection', (ws) => {
     const name = `page${nextPage++}`
     pages.set(ws, { name, unacked: new Map(), behind: new Set() })
+    if (pages.size === 1 && typeof source.watched === 'function') source.watched(true)
     const startable = typeof source.start === 'function'
     send(ws, { type: 'hello', page: name, title, entries: source.entries(), presets: startable ? [...(source.presets ?? [])] : [], canStart: startable })
     for (const id of kept.keys()) replayTo(ws, id)
     ws.on('close', () => {
       const page = pages.get(ws)
+      if (page === undefined) return // the panel closed
       pages.delete(ws)
+      if (pages.size === 0 && typeof source.watched === 'function') source.watched(false)
       for (const id of [...page.behind]) {
         const set = behind.get(id)
         if (set === undefined) continue
@@ -332,8 +337,9 @@ async function startPanel(options) {
     })
   })
   address = server.address()
-  // Like a session, the panel does not keep the process alive.
+  // Like a session, the panel does not keep the process alive: neither its server nor its pages.
   server.unref()
+  server.on('connection', (socket) => socket.unref())
   const url = `http://${host}:${address.port}${prefix}`
   let closed = null
   return {
@@ -343,6 +349,8 @@ async function startPanel(options) {
     close() {
       closed ??= (async () => {
         unsubscribe()
+        if (pages.size > 0 && typeof source.watched === 'function') source.watched(false)
+        pages.clear()
         for (const ws of wss.clients) ws.terminate()
         const done = new Promise((resolve) => server.close(() => resolve()))
         server.closeAllConnections()

@@ -84,6 +84,9 @@ const DEFAULT_ENV = Object.freeze({ PAGER: 'cat', GIT_PAGER: 'cat' })
 const SESSION_MARKER = 'PTYPILOT_SESSION'
 /** Gone sessions remembered for the message a later call naming them gets. */
 const KEEP_GONE = 256
+/** While the panel is watched: how long one ask of "does it wait for input?" lasts, and the pause between asks. */
+const WATCH_SLICE_MS = 1000
+const WATCH_GAP_MS = 25
 
 // ---------- the tool definitions ----------
 
@@ -768,6 +771,8 @@ class TerminalSessions {
   #panel = null
   /** Its URL once it listens, for the replies that point a person to it. */
   #panelUrl = null
+  /** While pages watch: aborts the sessions' input-state watches when the last page leaves. */
+  #watching = null
 
   constructor(set, host, PtySession) {
     this.#set = set
@@ -799,6 +804,8 @@ class TerminalSessions {
 
   /** Stops every session and closes the live panel. */
   async close() {
+    this.#watching?.abort()
+    this.#watching = null
     await this.stopAll()
     const panel = await this.#panel
     this.#panel = null
@@ -830,7 +837,8 @@ class TerminalSessions {
       state: s.exit === null ? 'running' : 'exited',
       exitCode: s.exit === null ? null : s.exit.exitCode,
       signal: s.exit === null ? null : s.exit.signal,
-      input: null,
+      input: s.exit === null ? s.inputKind : null,
+      stateText: s.exit !== null ? describeExit(s.exit, false).replace(/^exited with code /, 'exited ') : s.inputKind !== null ? `waiting for input (${s.inputKind})` : 'running',
       holder: s.person === null ? null : s.person.holder,
       canTake: s.exit === null,
       cols: s.size.cols,
@@ -838,6 +846,42 @@ class TerminalSessions {
       startedAt: s.startedAt,
       finishedAt: s.finishedAt,
       leftovers: s.leftovers.map(({ pid, args }) => ({ pid, args })),
+    }
+  }
+
+  #setInput(s, kind) {
+    if (s.inputKind === kind) return
+    s.inputKind = kind
+    this.#notify(s)
+  }
+
+  /**
+   * While pages watch (`signal` not aborted): keeps `s.inputKind` current —
+   * set when the program begins to wait for input, cleared by its next
+   * output (the output callback) or input. Nothing is looked up for a
+   * session nobody watches. The session's wait holds the process, so it is
+   * asked in slices with a pause between them that does not: a watched
+   * panel never keeps the process alive.
+   */
+  async #watchInput(s, signal) {
+    if (typeof s.pty.waitForInput !== 'function') return
+    let since
+    while (!signal.aborted && s.exit === null && !s.forgotten) {
+      if (s.inputKind === null) {
+        let r
+        try {
+          r = await s.pty.waitForInput({ ...(since !== undefined && { since }), timeoutMs: WATCH_SLICE_MS, signal })
+        } catch {
+          return // aborted, or it exited
+        }
+        if (r.reason === 'exit') return
+        if (r.reason === 'input') {
+          // The next wait counts once something happened after this one.
+          since = s.pty.read({ tail: 0 }).cursor
+          this.#setInput(s, r.state.kind)
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, WATCH_GAP_MS).unref())
     }
   }
 
@@ -864,6 +908,16 @@ class TerminalSessions {
   panelSource() {
     const handles = this.#host.handles
     return {
+      watched: (on) => {
+        if (on && this.#watching === null) {
+          this.#watching = new AbortController()
+          for (const s of this.#sessions.values()) if (s.exit === null) this.#watchInput(s, this.#watching.signal)
+        } else if (!on && this.#watching !== null) {
+          this.#watching.abort()
+          this.#watching = null
+          for (const s of this.#sessions.values()) this.#setInput(s, null)
+        }
+      },
       entries: () => [
         ...[...this.#sessions.values()].filter((s) => !s.forgotten).map((s) => this.#entry(s)),
         ...(handles === undefined ? [] : handles.list().map((h) => handleEntry(h, handles))),
@@ -876,9 +930,11 @@ class TerminalSessions {
           : handles.subscribe((event) => {
               if (typeof event.id !== 'string' || !/^h\d+$/.test(event.id)) return
               if (event.type === 'output') fn({ type: 'output', id: event.id, chunk: event.chunk })
-              else if (event.type === 'started' || event.type === 'finished') {
-                const h = handles.list().find((x) => x.id === event.id)
-                fn(h === undefined ? { type: 'removed', id: event.id } : { type: 'entry', entry: handleEntry(h, handles) })
+              else if (event.type === 'started') fn({ type: 'entry', entry: handleEntry(event, handles) })
+              else if (event.type === 'finished' || event.type === 'hostCrashed') {
+                // Its last state, then gone: a finished handle leaves the registry's list.
+                if (event.type === 'finished') fn({ type: 'entry', entry: handleEntry(event, handles) })
+                fn({ type: 'removed', id: event.id })
               }
             })
         return () => {
@@ -914,6 +970,7 @@ class TerminalSessions {
         const s = this.#personSession(id, holder, 'typed into')
         // Counted, never kept: input typed while echo is off is stored nowhere (the session sees to it).
         s.pty.write(data)
+        this.#setInput(s, null)
         s.personNote.typed += typeof data === 'string' ? [...data].length : data.length
       },
       resize: (id, holder, cols, rows) => {
@@ -1050,6 +1107,7 @@ class TerminalSessions {
     }
     const watchers = this.#watchers
     let pty
+    let s
     try {
       // Like a registry's handles, a running session does not keep the process alive.
       pty = this.#PtySession[kSpawnUnref](
@@ -1059,6 +1117,8 @@ class TerminalSessions {
           : (chunk) => {
               if (emit !== undefined) emit({ type: 'output', id, chunk })
               for (const watch of watchers) watch({ type: 'output', id, chunk })
+              // Output: whatever it waited for, it is working now.
+              if (s !== undefined && s.inputKind !== null) this.#setInput(s, null)
             },
       )
     } catch (err) {
@@ -1068,7 +1128,7 @@ class TerminalSessions {
       throw err
     }
     this.#nextId++
-    const s = {
+    s = {
       id,
       tool: tool.name,
       command,
@@ -1093,8 +1153,11 @@ class TerminalSessions {
       /** What the person did since the model's last read: characters typed, took over, handed back. */
       personNote: { typed: 0, took: false, handedBack: false },
       size: { cols: this.#opts.cols, rows: this.#opts.rows },
+      /** What it waits for, as the panel shows it ('line' | 'password' | 'key'), while pages watch; else null. */
+      inputKind: null,
     }
     this.#sessions.set(id, s)
+    if (this.#watching !== null) this.#watchInput(s, this.#watching.signal)
     if (emit !== undefined) emit({ type: 'started', ...this.#info(s) })
     this.#notify(s)
     s.settled = pty.exited.then(async (exit) => {
