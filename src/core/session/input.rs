@@ -21,6 +21,14 @@
 //! before the look; output and writes are checked last, so nothing that
 //! happened while the job was inspected goes unseen.
 //!
+//! What the kernel shows is what the program does, not what it means: an
+//! event loop that listens to the terminal while a timer or a request is
+//! pending (the Node REPL writing its history file) counts as waiting,
+//! which it is in the sense that typing reaches it. The terminal's slave is
+//! kept open for (1) from the first look until the program exits, which
+//! delays nothing (the program holds it open until then); where it cannot
+//! be opened (a descriptor limit) no look finds the program waiting.
+//!
 //! Where the kernel will not say (see [`reading`]: a setuid program, macOS),
 //! the look falls back to the terminal and a quiet timer: the program waits
 //! when (1) and (3) hold, no thread of the job is running, and no output
