@@ -201,7 +201,6 @@ ${E}[4h�in${E}[4l
     ['C1 controls written as UTF-8 act as their 7-bit forms (NEL, IND, HTS, CSI, OSC)', `abc
 5Cd0;titlee1$r\\f`],
     ['scroll left and right, insert and delete columns (SL, SR, DECIC, DECDC)', `${rows24('0123456789')}${E}[2;20r${E}[3;3H${E}[2 @${E}[1 A${E}[4;5H${E}[3'}${E}[6;2H${E}[2'~${E}[1;1H${E}[5 @${E}[r`],
-    ['CSI s with parameters saves the cursor (xterm has no DECSLRM)', `${E}[3;5H${E}[2;10sx${E}[10;10Hy${E}[uz`],
     ['tab moves wait while a wrap is pending (CHT, CBT); colours keep the wrap pending', `${'t'.repeat(80)}${E}[2I!
 ${'u'.repeat(80)}${E}[Z?
 
@@ -218,14 +217,100 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['REP through insert mode, no auto-wrap, line drawing and combining marks', `${E}[?7lhel${E}[90b${E}[?7h\r\n${E}(0q${E}[3b${E}(B\r\ne\u0301${E}[2b\r\nxyz\r${E}[4ha${E}[2b${E}[4l`],
     ['auto-wrap off: a wide character at the last column is dropped, a combining mark joins the last one', `${E}[?7l${'x'.repeat(79)}日${E}[2;1H${'y'.repeat(79)}e\u0301${E}[?7h`],
     ['insert mode makes room as wide as the character (a U+FFFD on a full row)', `${'x'.repeat(78)}yz\r${E}[4h\ufffd${E}[4l`],
+    ['CSI s with parameters saves the cursor (xterm has no DECSLRM)', `${E}[3;5H${E}[2;10sx${E}[10;10Hy${E}[uz`],
     ['VPA in origin mode counts from the top margin', `${E}[8;17r${E}[?6h${E}[5dx${E}[81dy${E}[?6l${E}[r`],
   ]
   it.each(cases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes)
   })
 
+  // A wrap pending after a character in the last column, at 20x5.
+  const w = (c: string) => c.repeat(20)
+  const wrapCases: [string, string][] = [
+    ['a tab where a wrap is pending keeps it pending (HT, CHT)', `${w('t')}\tX\r\n${w('u')}${E}[3IY`],
+    ['VPA where a wrap is pending ends it', `${w('v')}${E}[3dX`],
+    ['scrolling (SD, SU) keeps a pending wrap; backspace then starts from the last column', `\r\n${w('s')}${E}[T\bX${E}[4;1H${w('t')}${E}[S\bY`],
+    ['a soft reset (DECSTR) keeps a pending wrap', `${w('w')}${E}[!pX`],
+    ['scrolling left or right (SL, SR) keeps a pending wrap', `${w('r')}${E}[2 AX\r\n\n${w('l')}${E}[ @Y`],
+    ['switching to the alternate screen and back (47) keeps a pending wrap', `${w('a')}${E}[?47hX${E}[3;1H${w('b')}${E}[?47lY`],
+    ['a line feed after a restored cursor starts from the last column (DECRC, 1048)', `${w('s')}${E}7${E}[3;3H${E}8\nX${E}[4;1H${w('t')}${E}[?1048h${E}[1;1H${E}[?1048l\nY`],
+  ]
+  it.each(wrapCases)('%s', async (_name, bytes) => {
+    await expectSameScreen(bytes, 20, 5)
+  })
+
   it('a small screen scrolls and wraps the same', async () => {
     await expectSameScreen(`${'0123456789'.repeat(5)}\r\n${rows24('line ')}${E}[2;3Hx`, 20, 5)
+  })
+})
+
+/**
+ * Where xterm.js departs from xterm, ptypilot shows what xterm shows: the
+ * expected screens below are written by hand from xterm's documentation
+ * (ctlseqs, "XTerm Control Sequences") and DEC's, as cited in each case;
+ * xterm.js is checked to show otherwise, which pins the departure.
+ * `rows` lists the rows that are not blank.
+ */
+describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
+  const cases: {
+    name: string
+    cite: string
+    bytes: string
+    size?: [cols: number, rows: number]
+    rows: Record<number, string>
+    cursor: [row: number, col: number]
+  }[] = [
+    {
+      name: 'erasing where a wrap is pending takes the last column and ends the wrap (EL, ED)',
+      cite: 'ctlseqs CSI Ps K (EL) and CSI Ps J (ED): erase from the cursor, which a pending wrap leaves on the last column (DECAWM); xterm.js issue 3362',
+      bytes: `${'e'.repeat(20)}${E}[KX\r\n${'f'.repeat(20)}${E}[0JY`,
+      rows: { 0: `${'e'.repeat(19)}X`, 1: `${'f'.repeat(19)}Y` },
+      cursor: [1, 19],
+    },
+    {
+      name: 'CBT where a wrap is pending leaves the cursor on the tab stop',
+      cite: 'ctlseqs CSI Ps Z (CBT): Cursor Backward Tabulation Ps tab stops',
+      bytes: `${'c'.repeat(20)}${E}[Z`,
+      rows: { 0: 'c'.repeat(20) },
+      cursor: [0, 16],
+    },
+    {
+      name: 'DECIC and DECDC where a wrap is pending act on the last column',
+      cite: 'ctlseqs CSI Ps \' } (DECIC) and CSI Ps \' ~ (DECDC) act at the cursor column, the last one with a wrap pending',
+      bytes: `${'x'.repeat(20)}\r\n${'y'.repeat(20)}${E}['}Z`,
+      rows: { 0: 'x'.repeat(19), 1: 'y'.repeat(19), 2: 'Z' },
+      cursor: [2, 1],
+    },
+    {
+      name: 'IL and DL outside the scroll margins leave a pending wrap pending',
+      cite: 'ctlseqs CSI Ps L (IL), CSI Ps M (DL): no effect outside the scroll margins (DECSTBM)',
+      bytes: `${E}[1;3r${E}[5;1H${'i'.repeat(20)}${E}[LX`,
+      rows: { 4: `X${'i'.repeat(19)}` },
+      cursor: [4, 1],
+    },
+    {
+      name: 'a cursor saved where a wrap is pending is restored with the wrap pending (DECSC/DECRC, SCOSC/SCORC, 1048)',
+      cite: 'ctlseqs ESC 7 (DECSC) / ESC 8 (DECRC), CSI s / CSI u, CSI ? 1048 h/l; DEC STD 070 keeps the Last Column Flag with the saved cursor',
+      bytes: `${'s'.repeat(20)}${E}7${E}[4;4H${E}8X${E}[3;1H${'t'.repeat(20)}${E}[s${E}[1;1H${E}[uY`,
+      rows: { 0: 's'.repeat(20), 1: 'X', 2: 't'.repeat(20), 3: 'Y' },
+      cursor: [3, 1],
+    },
+    {
+      name: 'entering the alternate screen with 1049 clears it, which ends a pending wrap',
+      cite: 'ctlseqs CSI ? 1049 h: save the cursor, switch to the alternate screen, clearing it first',
+      bytes: `${'a'.repeat(20)}${E}[?1049hX`,
+      rows: { 0: `${' '.repeat(19)}X` },
+      cursor: [0, 19],
+    },
+  ]
+  it.each(cases)('$name ($cite)', async ({ bytes, size, rows, cursor }) => {
+    const [cols, height] = size ?? [20, 5]
+    const expected = Array.from({ length: height }, (_, i) => rows[i] ?? '')
+    const { ours, theirs } = await compare(bytes, cols, height)
+    expect(ours.lines).toEqual(expected)
+    expect([ours.cursor.row, ours.cursor.col]).toEqual(cursor)
+    // xterm.js shows otherwise (the departure this case is about).
+    expect(theirs.lines.join('\n') === expected.join('\n') && theirs.cursor.row === cursor[0] && theirs.cursor.col === cursor[1]).toBe(false)
   })
 })
 

@@ -163,6 +163,10 @@ struct SavedCharsets {
     shift: usize,
     /// Origin mode, which vt100 saves and restores with the cursor too.
     origin: bool,
+    /// xterm's wrap flag on a column before the last (see
+    /// `Compat::held_wrap`; vt100 saves a pending wrap on the last column
+    /// itself, as the position one past it).
+    wrap: bool,
 }
 
 /// The state vt100 does not keep, and the scanner.
@@ -180,9 +184,16 @@ pub(super) struct Compat {
     printed_before_seq: bool,
     /// The last ground byte was part of a printed character.
     printed: bool,
-    /// Colours came after a printed character: the cursor may still be
-    /// past the last column (see `clamp_pending_wrap`).
-    pending_hint: bool,
+    /// vt100's cursor may be one past the last column (a wrap pending, see
+    /// [`clamp_pending_wrap`]): set by every printed character and restored
+    /// cursor, cleared once a control moved it off.
+    maybe_wrap: bool,
+    /// xterm's wrap flag is set while the cursor is on a column before the
+    /// last: tabulation (HT, CHT, CBT) keeps the flag as it moves, and a
+    /// restored cursor brings back the flag it was saved with. vt100 has no
+    /// such state (its pending wrap is a position, one past the last
+    /// column), so the next printed character wraps here.
+    held_wrap: bool,
     /// Continuation bytes still expected for the current UTF-8 character.
     utf8_pending: u8,
     /// G0 and G1.
@@ -231,7 +242,8 @@ impl Compat {
             seq_start: None,
             printed_before_seq: false,
             printed: false,
-            pending_hint: false,
+            maybe_wrap: false,
+            held_wrap: false,
             utf8_pending: 0,
             sets: [Charset::Ascii; 2],
             shift: 0,
@@ -294,7 +306,7 @@ impl Compat {
 
     /// True when printed characters need a look (mapping, insert, no wrap).
     fn print_sensitive(&self) -> bool {
-        self.insert || !self.autowrap || self.sets[self.shift] != Charset::Ascii
+        self.insert || !self.autowrap || self.held_wrap || self.sets[self.shift] != Charset::Ascii
     }
 
     /// Feeds `bytes` to `parser`, with the fix-ups described in the module
@@ -331,6 +343,7 @@ impl Compat {
                         let n = find_special(&bytes[i..i + n]).unwrap_or(n);
                         if n > 0 {
                             self.printed = true;
+                            self.maybe_wrap = true;
                             self.utf8_pending = 0;
                             i += n;
                             continue;
@@ -426,31 +439,37 @@ impl Compat {
                 self.shift = 0;
                 self.printed = false;
             }
-            0x08 | 0x0a..=0x0c => {
-                if self.printed || std::mem::take(&mut self.pending_hint) {
-                    run.flush_to(i);
-                    clamp_pending_wrap(run.parser);
-                }
-                if self.newline && b != 0x08 {
+            0x08 => {
+                self.printed = false;
+                self.end_wrap_at(run, i);
+            }
+            0x0a..=0x0c => {
+                self.end_wrap_at(run, i);
+                if self.newline {
                     run.flush_to(i + 1);
                     run.inject(b"\r");
                 }
                 self.printed = false;
             }
+            0x0d => {
+                // vt100 puts the cursor in column 0 itself.
+                self.reset_wrap();
+                self.maybe_wrap = false;
+                self.printed = false;
+            }
             0x09 => {
-                if self.tabs.is_some() {
+                self.printed = false;
+                if self.maybe_wrap || self.held_wrap || self.tabs.is_some() {
                     run.flush_to(i);
-                    let (_, col) = run.parser.screen().cursor_position();
-                    let target = self.next_stop(col, 1);
-                    run.inject(&csi(target + 1, b'G'));
+                    self.tab_forward(run, 1);
                     run.skip(i + 1);
                 }
-                self.printed = false;
             }
             0x00..=0x1f | 0x7f => self.printed = false,
             0x80..=0xbf => {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
                 self.printed = true;
+                self.maybe_wrap = true;
             }
             _ => {
                 self.utf8_pending = match b {
@@ -463,6 +482,7 @@ impl Compat {
                     self.print(run, i, b);
                 }
                 self.printed = true;
+                self.maybe_wrap = true;
             }
         }
     }
@@ -479,6 +499,12 @@ impl Compat {
         }
         let cols = self.cols;
         let mut col = run.parser.screen().cursor_position().1;
+        if std::mem::take(&mut self.held_wrap) && self.autowrap {
+            // xterm's wrap flag survived a tab move or a restore: it wraps
+            // before printing, from wherever the cursor is.
+            run.inject(b"\r\n");
+            col = 0;
+        }
         if !self.autowrap {
             if col >= cols {
                 // Without auto-wrap the last column is overwritten.
@@ -516,6 +542,7 @@ impl Compat {
         if bytes.starts_with(VS16) {
             self.vs16(run, i);
             self.printed = true;
+            self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(VS16.len());
         }
@@ -530,6 +557,7 @@ impl Compat {
             run.skip(i + FFFD.len());
             self.stand_in_used = true;
             self.printed = true;
+            self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(FFFD.len());
         }
@@ -605,13 +633,19 @@ impl Compat {
             }
             // IND and NEL; RI (`ESC M`) vt100 does itself.
             (0, b'D' | b'E' | b'M') => {
-                self.clamp_before_sequence(run);
-                run.flush_to(i + 1);
-                match b {
-                    b'D' => run.inject(b"\n"),
-                    b'E' => run.inject(b"\r\n"),
-                    _ => {}
+                let cancelled = self.end_wrap_before(run, i);
+                if !cancelled {
+                    run.flush_to(i);
                 }
+                let seq: &[u8] = match b {
+                    b'D' => b"\n",
+                    b'E' => b"\r\n",
+                    _ => b"\x1bM",
+                };
+                if !cancelled {
+                    cancel(run, i);
+                }
+                run.inject(seq);
             }
             // DECALN: the screen filled with `E`, margins reset, cursor home.
             (b'#', b'8') => {
@@ -626,6 +660,8 @@ impl Compat {
                 run.inject(&fill);
                 let alt = usize::from(run.parser.screen().alternate_screen());
                 self.margins[alt] = None;
+                self.reset_wrap();
+                self.maybe_wrap = false;
             }
             // HTS: a tab stop at the cursor.
             (0, b'H') => {
@@ -686,10 +722,29 @@ impl Compat {
     fn csi_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, fin: u8) {
         let p = &self.csi;
         match (p.private, p.intermediate, fin) {
-            // Relative moves and edits start from the last column when a
-            // wrap is pending (xterm), not from one past it (vt100).
-            (0, 0, b'C' | b'D' | b'@' | b'P' | b'X') => {
-                self.clamp_before_sequence(run);
+            // Relative moves and edits, erases and VPA start from the last
+            // column when a wrap is pending (xterm ends the wrap first), not
+            // from one past it (vt100). With the wrap pending xterm's erases
+            // take the last column too (xterm.js's do not: its issue 3362).
+            (0, 0, b'D' | b'@' | b'P' | b'X' | b'K')
+            | (b'?', 0, b'K')
+            | (0 | b'?', 0, b'J')
+            | (0, 0, b'd')
+                if !(fin == b'J' && p.values.first() == Some(&3)) =>
+            {
+                let vpa_in_origin = fin == b'd' && self.origin && p.private == 0;
+                if self.end_wrap_before(run, i) && !vpa_in_origin {
+                    run.inject(&self.csi_again(fin));
+                }
+                if vpa_in_origin {
+                    self.vpa_in_origin(run, i);
+                }
+            }
+            // Absolute moves: vt100 leaves the position past the last
+            // column itself.
+            (0, 0, b'C' | b'G' | b'`' | b'H' | b'f') => {
+                self.reset_wrap();
+                self.maybe_wrap = false;
             }
             // CUU, CUD, CPL, CNL: xterm stops at the margin ahead of the
             // cursor (the top one going up, the bottom one going down) even
@@ -697,8 +752,9 @@ impl Compat {
             // only from inside them.
             (0, 0, b'A' | b'B' | b'E' | b'F') => {
                 let n = p.first_or(1);
-                self.clamp_before_sequence(run);
-                run.flush_to(i);
+                if !self.end_wrap_before(run, i) {
+                    cancel(run, i);
+                }
                 let (row, col) = run.parser.screen().cursor_position();
                 let col = col.min(self.cols - 1);
                 let rows = run.parser.screen().size().0.get();
@@ -711,7 +767,6 @@ impl Compat {
                     row.saturating_add(n).min(limit)
                 };
                 let col = if matches!(fin, b'E' | b'F') { 0 } else { col };
-                cancel(run, i);
                 run.inject(self.goto(target, col, top).as_bytes());
             }
             // SCOSC / SCORC (xterm saves with any parameters: it has no
@@ -742,23 +797,17 @@ impl Compat {
                     _ => {}
                 }
             }
-            // CHT / CBT: forward / back by `n` tab stops.
+            // CHT / CBT: forward / back by `n` tab stops, keeping the wrap
+            // flag as xterm's tabulation does.
             (0, 0, b'I' | b'Z') => {
                 let n = p.first_or(1);
                 run.flush_to(i);
-                if run.parser.screen().cursor_position().1 >= self.cols {
-                    // xterm: no move while a wrap is pending.
-                    cancel(run, i);
-                    return;
-                }
-                run.flush_to(i + 1);
-                let col = cursor_col(run.parser);
-                let target = if fin == b'I' {
-                    self.next_stop(col, n)
+                cancel(run, i);
+                if fin == b'I' {
+                    self.tab_forward(run, n);
                 } else {
-                    self.previous_stop(col, n)
-                };
-                run.inject(&csi(target + 1, b'G'));
+                    self.tab_back(run, n);
+                }
             }
             // SM / RM: insert mode (IRM) and new line mode (LNM).
             (0, 0, b'h' | b'l') => {
@@ -800,6 +849,8 @@ impl Compat {
                 if bottom > top {
                     let alt = usize::from(run.parser.screen().alternate_screen());
                     self.margins[alt] = (top > 1 || bottom < rows).then_some((top, bottom));
+                    self.reset_wrap();
+                    self.maybe_wrap = false;
                     run.flush_to(i + 1);
                     run.inject(b"\x1b[H");
                 } else {
@@ -808,31 +859,27 @@ impl Compat {
             }
             // IL, DL: xterm returns the carriage when the cursor is inside
             // the margins (where they act).
+            // Outside the margins they do nothing, and leave a pending wrap
+            // pending.
             (0, 0, b'L' | b'M') => {
-                self.clamp_before_sequence(run);
-                run.flush_to(i + 1);
+                self.flush_to_seq(run);
                 let (row, _) = run.parser.screen().cursor_position();
                 let (top, bottom) = self.region(run.parser);
-                if (top..=bottom).contains(&row) {
+                let inside = (top..=bottom).contains(&row);
+                if inside && self.end_wrap_before(run, i) {
+                    run.inject(&self.csi_again(fin));
+                }
+                run.flush_to(i + 1);
+                if inside {
                     run.inject(b"\r");
                 }
-            }
-            // VPA in origin mode: relative to the top margin, as every
-            // absolute move there (vt100 takes it as a screen row).
-            (0, 0, b'd') if self.origin => {
-                let n = p.first_or(1);
-                run.flush_to(i);
-                let (_, col) = run.parser.screen().cursor_position();
-                let col = col.min(self.cols - 1);
-                let (top, bottom) = self.region(run.parser);
-                let row = top.saturating_add(n - 1).min(bottom);
-                cancel(run, i);
-                run.inject(self.goto(row, col, top).as_bytes());
             }
             // HPR, VPR (vt100 has neither): relative moves that stop only
             // at the screen's edge (or the margins in origin mode).
             (0, 0, b'a' | b'e') => {
                 let n = p.first_or(1);
+                self.reset_wrap();
+                self.maybe_wrap = false;
                 run.flush_to(i + 1);
                 let (row, col) = run.parser.screen().cursor_position();
                 let (rows, cols) = run.parser.screen().size();
@@ -856,17 +903,19 @@ impl Compat {
             }
             // SL, SR, DECIC, DECDC (vt100 has none): every row inside the
             // margins loses or gains cells at the left edge or the cursor
-            // column, when the cursor is inside them; the cursor stays.
+            // column, when the cursor is inside them; the cursor stays, a
+            // wrap pending included (on the last column, where DECIC and
+            // DECDC act then).
             (0, b' ', b'@' | b'A') | (0, b'\'', b'}' | b'~') => {
                 let n = p.first_or(1);
                 run.flush_to(i + 1);
-                let (row, col) = run.parser.screen().cursor_position();
+                let (row, vt_col) = run.parser.screen().cursor_position();
                 let (top, bottom) = self.region(run.parser);
-                if !(top..=bottom).contains(&row)
-                    || (matches!(fin, b'}' | b'~') && col >= self.cols)
-                {
+                if !(top..=bottom).contains(&row) {
                     return;
                 }
+                let pending = vt_col >= self.cols;
+                let col = vt_col.min(self.cols - 1);
                 let at = if matches!(fin, b'@' | b'A') { 0 } else { col };
                 let edit = if matches!(fin, b'@' | b'~') {
                     b'P'
@@ -878,11 +927,12 @@ impl Compat {
                     seq.extend_from_slice(self.goto(r, at, top).as_bytes());
                     seq.extend_from_slice(&csi(n, edit));
                 }
-                seq.extend_from_slice(self.goto(row, col.min(self.cols - 1), top).as_bytes());
+                seq.extend_from_slice(self.goto(row, col, top).as_bytes());
                 run.inject(&seq);
+                if pending {
+                    self.park(run.parser, row);
+                }
             }
-            // SGR: a wrap left pending by the character before stays.
-            (0, 0, b'm') => self.pending_hint |= self.printed_before_seq,
             // REP: only right after a printed character (xterm); vt100
             // repeats the last one printed whatever came between, only its
             // base character, and past the fix-ups for insert mode, no
@@ -915,9 +965,13 @@ impl Compat {
                 // colours, cursor keys, keypad and cursor visibility here,
                 // and the saved cursor to home with default colours (DEC,
                 // xterm), keeping the cursor where it is.
+                // The saved cursor keeps xterm's wrap flag (its DECSTR saves
+                // the cursor, then homes the saved position), and so does
+                // the cursor.
                 run.flush_to(i + 1);
-                let (row, col) = run.parser.screen().cursor_position();
-                let col = col.min(self.cols.saturating_sub(1));
+                let (row, vt_col) = run.parser.screen().cursor_position();
+                let pending = vt_col >= self.cols;
+                let col = vt_col.min(self.cols.saturating_sub(1));
                 run.inject(
                     format!(
                         "\x1b[?6l\x1b[r\x1b[m\x1b[?1l\x1b>\x1b[?25h\x1b[H\x1b7\x1b[{};{}H",
@@ -927,16 +981,36 @@ impl Compat {
                     .as_bytes(),
                 );
                 let alt = usize::from(run.parser.screen().alternate_screen());
-                self.saved[alt] = SavedCharsets::default();
+                self.saved[alt] = SavedCharsets {
+                    wrap: pending || self.held_wrap,
+                    ..SavedCharsets::default()
+                };
                 self.margins[alt] = None;
                 self.origin = false;
                 self.insert = false;
                 self.autowrap = true;
                 self.sets = [Charset::Ascii; 2];
                 self.shift = 0;
+                if pending {
+                    self.park(run.parser, row);
+                }
             }
             _ => {}
         }
+    }
+
+    /// VPA in origin mode (its final byte at `i`): relative to the top
+    /// margin, as every absolute move there (vt100 takes it as a screen
+    /// row).
+    fn vpa_in_origin(&mut self, run: &mut Run<'_, '_>, i: usize) {
+        let n = self.csi.first_or(1);
+        run.flush_to(i);
+        let (_, col) = run.parser.screen().cursor_position();
+        let col = col.min(self.cols - 1);
+        let (top, bottom) = self.region(run.parser);
+        let row = top.saturating_add(n - 1).min(bottom);
+        cancel(run, i);
+        run.inject(self.goto(row, col, top).as_bytes());
     }
 
     /// `CSI ? ... h` (`set`) or `l` ending at `i`.
@@ -965,7 +1039,12 @@ impl Compat {
         }
         for &mode in &values {
             match mode {
-                6 => self.origin = set,
+                6 => {
+                    // vt100 homes the cursor, as xterm does.
+                    self.origin = set;
+                    self.reset_wrap();
+                    self.maybe_wrap = false;
+                }
                 7 => self.autowrap = set,
                 1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
                 1048 => {
@@ -1004,8 +1083,19 @@ impl Compat {
             }
             let restored = !set && values.contains(&1049);
             if alt != was_alt && !restored {
+                // xterm keeps the cursor across the switch, and its wrap
+                // flag, unless the switch clears a screen (1049 entering,
+                // 1047 leaving).
+                let keeps_wrap = !values.contains(&1049) && (set || !values.contains(&1047));
+                let pending = col >= self.cols;
                 let col = col.min(self.cols.saturating_sub(1));
                 run.inject(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
+                self.maybe_wrap = false;
+                if !keeps_wrap {
+                    self.reset_wrap();
+                } else if pending {
+                    self.park(run.parser, row);
+                }
             }
         }
         self.csi.values = values;
@@ -1063,17 +1153,165 @@ impl Compat {
         if set { 1 } else { 2 }
     }
 
-    /// For a sequence that xterm starts by moving the cursor off the
-    /// one-past-the-margin position: do that before feeding it.
-    fn clamp_before_sequence(&mut self, run: &mut Run<'_, '_>) {
-        // A wrap stays pending across other sequences (colours, titles),
-        // so this looks at the cursor whatever came before.
-        if let Some(start) = self.seq_start
-            && start >= run.done
-        {
-            run.flush_to(start);
+    /// What xterm's `ResetWrap` does besides ending a wrap pending on the
+    /// last column: the wrap flag is gone wherever the cursor is.
+    fn reset_wrap(&mut self) {
+        self.held_wrap = false;
+    }
+
+    /// Before a control at `at` that ends a pending wrap in xterm
+    /// (`ResetWrap`): vt100's cursor leaves the position one past the last
+    /// column for the last column, where xterm's is, so the control starts
+    /// from there.
+    fn end_wrap_at(&mut self, run: &mut Run<'_, '_>, at: usize) {
+        self.reset_wrap();
+        if std::mem::take(&mut self.maybe_wrap) {
+            run.flush_to(at);
             clamp_pending_wrap(run.parser);
         }
+    }
+
+    /// As [`Compat::end_wrap_at`] for the sequence whose final byte is at
+    /// `i`. A wrap stays pending across other sequences (colours, titles),
+    /// so this looks at the cursor whatever came before. When the sequence
+    /// began in an earlier chunk vt100 is inside it already: it is
+    /// cancelled first, and true tells the caller to feed it again (see
+    /// [`Compat::csi_again`]).
+    fn end_wrap_before(&mut self, run: &mut Run<'_, '_>, i: usize) -> bool {
+        self.reset_wrap();
+        if !std::mem::take(&mut self.maybe_wrap) {
+            return false;
+        }
+        match self.seq_start {
+            Some(start) if start >= run.done => {
+                run.flush_to(start);
+                clamp_pending_wrap(run.parser);
+                false
+            }
+            _ => {
+                cancel(run, i);
+                clamp_pending_wrap(run.parser);
+                true
+            }
+        }
+    }
+
+    /// Feeds vt100 up to the start of the sequence being scanned, when it
+    /// began in this chunk (so the cursor can be read as it was before).
+    fn flush_to_seq(&self, run: &mut Run<'_, '_>) {
+        if let Some(start) = self.seq_start.filter(|&start| start >= run.done) {
+            run.flush_to(start);
+        }
+    }
+
+    /// The control sequence just scanned (final byte `fin`), to feed again
+    /// after [`Compat::end_wrap_before`] cancelled it.
+    fn csi_again(&self, fin: u8) -> Vec<u8> {
+        let p = &self.csi;
+        let mut seq = b"\x1b[".to_vec();
+        if p.private != 0 {
+            seq.push(p.private);
+        }
+        for (k, value) in p.values.iter().enumerate() {
+            if k > 0 {
+                seq.push(b';');
+            }
+            seq.extend_from_slice(value.to_string().as_bytes());
+        }
+        if p.intermediate != 0 {
+            seq.push(p.intermediate);
+        }
+        seq.push(fin);
+        seq
+    }
+
+    /// Moves the cursor `n` tab stops right, as xterm's HT and CHT: no
+    /// further than the last column, keeping the wrap flag (xterm moves the
+    /// column alone). vt100 has been fed everything before the control.
+    fn tab_forward(&mut self, run: &mut Run<'_, '_>, n: u16) {
+        let (row, col) = run.parser.screen().cursor_position();
+        if col >= self.cols {
+            // A wrap pending on the last column: there is no stop beyond.
+            return;
+        }
+        self.maybe_wrap = false;
+        let target = self.next_stop(col, n);
+        if self.held_wrap && target + 1 == self.cols {
+            // The flag on the last column is vt100's pending wrap.
+            self.held_wrap = false;
+            self.park(run.parser, row);
+        } else if target != col {
+            run.inject(&csi(target + 1, b'G'));
+        }
+    }
+
+    /// Moves the cursor `n` tab stops left, as xterm's CBT: a pending wrap
+    /// stays pending at the new column (xterm's tabulation never clears the
+    /// flag; the next character still wraps).
+    fn tab_back(&mut self, run: &mut Run<'_, '_>, n: u16) {
+        let (_, col) = run.parser.screen().cursor_position();
+        if col >= self.cols {
+            self.held_wrap = true;
+        }
+        self.maybe_wrap = false;
+        let from = col.min(self.cols - 1);
+        let target = self.previous_stop(from, n);
+        if target != col {
+            run.inject(&csi(target + 1, b'G'));
+        }
+    }
+
+    /// Puts vt100's cursor one past the last column of `row`, a wrap
+    /// pending, as printing into the last column leaves it: the last cell
+    /// (or the wide character ending there) is printed again with its own
+    /// attributes, so the row shows what it did, and the pen is set back.
+    /// vt100 can reach that position no other way; xterm keeps the wrap
+    /// flag apart from the position, and keeps it where vt100's moves (a
+    /// screen switch, a soft reset, scrolling left or right) would lose it.
+    fn park(&mut self, parser: &mut Parser, row: u16) {
+        let screen = parser.screen();
+        let last = self.cols - 1;
+        let mut col = last;
+        if col > 0
+            && screen
+                .cell(row, col)
+                .is_some_and(vt100::Cell::is_wide_continuation)
+        {
+            col -= 1;
+        }
+        let Some(cell) = screen.cell(row, col) else {
+            return;
+        };
+        let mut seq = self.goto(row, col, self.region(parser).0).into_bytes();
+        seq.extend_from_slice(&sgr_of(
+            cell.fgcolor(),
+            cell.bgcolor(),
+            [
+                cell.bold(),
+                cell.dim(),
+                cell.italic(),
+                cell.underline(),
+                cell.inverse(),
+            ],
+        ));
+        if cell.has_contents() {
+            seq.extend_from_slice(cell.contents().as_bytes());
+        } else {
+            seq.push(b' ');
+        }
+        seq.extend_from_slice(&sgr_of(
+            screen.fgcolor(),
+            screen.bgcolor(),
+            [
+                screen.bold(),
+                screen.dim(),
+                screen.italic(),
+                screen.underline(),
+                screen.inverse(),
+            ],
+        ));
+        parser.process(&seq);
+        self.maybe_wrap = true;
     }
 
     /// A CUP to the 0-based `(row, col)`, in origin mode relative to `top`.
@@ -1102,14 +1340,19 @@ impl Compat {
             sets: self.sets,
             shift: self.shift,
             origin: self.origin,
+            wrap: self.held_wrap,
         };
     }
 
+    /// Restores what goes with the cursor on `screen`; vt100 restores the
+    /// position (one past the last column when a wrap was pending there).
     fn restore_charsets(&mut self, screen: usize) {
         let saved = self.saved[screen];
         self.sets = saved.sets;
         self.shift = saved.shift;
         self.origin = saved.origin;
+        self.held_wrap = saved.wrap;
+        self.maybe_wrap = true;
     }
 
     fn tabs_mut(&mut self) -> &mut Vec<bool> {
@@ -1275,6 +1518,31 @@ fn cursor_col(parser: &Parser) -> u16 {
     let (_, cols) = parser.screen().size();
     let (_, col) = parser.screen().cursor_position();
     col.min(cols.get() - 1)
+}
+
+/// An SGR sequence that sets exactly these attributes (vt100 keeps the
+/// colours and bold, dim, italic, underline and inverse, in that order).
+fn sgr_of(fg: vt100::Color, bg: vt100::Color, flags: [bool; 5]) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut seq = String::from("\x1b[0");
+    for (on, code) in flags.into_iter().zip([1, 2, 3, 4, 7]) {
+        if on {
+            let _ = write!(seq, ";{code}");
+        }
+    }
+    for (color, base) in [(fg, 38), (bg, 48)] {
+        match color {
+            vt100::Color::Default => {}
+            vt100::Color::Idx(n) => {
+                let _ = write!(seq, ";{base};5;{n}");
+            }
+            vt100::Color::Rgb(r, g, b) => {
+                let _ = write!(seq, ";{base};2;{r};{g};{b}");
+            }
+        }
+    }
+    seq.push('m');
+    seq.into_bytes()
 }
 
 /// Moves the cursor from one past the last column (where vt100 leaves it
