@@ -234,6 +234,7 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['scrolling left or right (SL, SR) keeps a pending wrap', `${w('r')}${E}[2 AX\r\n\n${w('l')}${E}[ @Y`],
     ['switching to the alternate screen and back (47) keeps a pending wrap', `${w('a')}${E}[?47hX${E}[3;1H${w('b')}${E}[?47lY`],
     ['a line feed after a restored cursor starts from the last column (DECRC, 1048)', `${w('s')}${E}7${E}[3;3H${E}8\nX${E}[4;1H${w('t')}${E}[?1048h${E}[1;1H${E}[?1048l\nY`],
+    ['reverse index above the top margin moves up, scrolling nothing (DECSTBM with a default top)', `${E}[2;4r${E}[3;1Hmid${E}[1;5HA${E}M${E}[;3r${E}[1;1H${E}MB`],
   ]
   it.each(wrapCases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes, 20, 5)

@@ -455,7 +455,6 @@ export const KNOWN = [
     ['saved-cursor-scroll', ['scrolled-save']],
     ['lnm-ris', ['LNM', 'RIS']],
     ['decaln-margins', ['DECALN', 'DECSTBM']],
-    ['ri-margins', ['DECSTBM', 'RI']],
   ].map(([id, kinds]) => ({ id, kinds, verdict: 'follows-xterm' })),
   ...['ALT1049', 'SCORC', 'DECRC', 'SAVE1048'].flatMap((restore) =>
     ['G0-DEC', 'G0-UK', 'G1-DEC'].map((set) => ({ id: 'charset-restore', kinds: [restore, set], verdict: 'follows-xterm' })),

@@ -631,15 +631,21 @@ impl Compat {
                 run.flush_to(i + 1);
                 run.parser.callbacks_mut().kitty.reset();
             }
-            // IND and NEL; RI (`ESC M`) vt100 does itself.
+            // IND and NEL; RI (`ESC M`) vt100 does itself, but for the
+            // cursor above the scroll region, where vt100 scrolls the
+            // region anyway and xterm only moves up (to no further than
+            // the top row).
             (0, b'D' | b'E' | b'M') => {
                 let cancelled = self.end_wrap_before(run, i);
                 if !cancelled {
                     run.flush_to(i);
                 }
+                let (row, _) = run.parser.screen().cursor_position();
+                let (top, _) = self.region(run.parser);
                 let seq: &[u8] = match b {
                     b'D' => b"\n",
                     b'E' => b"\r\n",
+                    _ if row < top => b"\x1b[A",
                     _ => b"\x1bM",
                 };
                 if !cancelled {
