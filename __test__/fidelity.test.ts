@@ -235,6 +235,7 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['switching to the alternate screen and back (47) keeps a pending wrap', `${w('a')}${E}[?47hX${E}[3;1H${w('b')}${E}[?47lY`],
     ['a line feed after a restored cursor starts from the last column (DECRC, 1048)', `${w('s')}${E}7${E}[3;3H${E}8\nX${E}[4;1H${w('t')}${E}[?1048h${E}[1;1H${E}[?1048l\nY`],
     ['reverse index above the top margin moves up, scrolling nothing (DECSTBM with a default top)', `${E}[2;4r${E}[3;1Hmid${E}[1;5HA${E}M${E}[;3r${E}[1;1H${E}MB`],
+    ['backspace with reverse wraparound (mode 45) goes back over a wrapped row, not an unwrapped one', `${E}[?45h${'b'.repeat(22)}\b\b\bX\r\n\r\nc\r\bY`],
   ]
   it.each(wrapCases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes, 20, 5)
@@ -301,6 +302,20 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       cite: 'ctlseqs CSI ? 1049 h: save the cursor, switch to the alternate screen, clearing it first',
       bytes: `${'a'.repeat(20)}${E}[?1049hX`,
       rows: { 0: `${' '.repeat(19)}X` },
+      cursor: [0, 19],
+    },
+    {
+      name: 'extended reverse wraparound (mode 1045) goes back over any row',
+      cite: 'ctlseqs CSI ? 1045 h: Extended Reverse-wraparound mode (XTREVWRAP2)',
+      bytes: `${E}[?1045habc\r\n\bX`,
+      rows: { 0: `abc${' '.repeat(16)}X` },
+      cursor: [0, 19],
+    },
+    {
+      name: 'CUB with reverse wraparound goes back over a wrapped row as backspace does',
+      cite: 'ctlseqs CSI ? 45 h: Reverse-wraparound mode (XTREVWRAP), for the cursor-backward controls (BS, CUB)',
+      bytes: `${E}[?45h${'b'.repeat(22)}${E}[4DX`,
+      rows: { 0: `${'b'.repeat(18)}Xb`, 1: 'bb' },
       cursor: [0, 19],
     },
   ]

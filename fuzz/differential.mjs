@@ -451,7 +451,7 @@ export const KNOWN = [
     ['zwj', ['zwj']],
     ['combining', ['combining']],
     ['lrmm-save', ['lrmm-save']],
-    ['reverse-wrap', ['REVWRAP', 'BS']],
+    ['reverse-cub', ['reverse-cub']],
     ['saved-cursor-scroll', ['scrolled-save']],
     ['lnm-ris', ['LNM', 'RIS']],
     ['decaln-margins', ['DECALN', 'DECSTBM']],

@@ -194,6 +194,10 @@ pub(super) struct Compat {
     /// such state (its pending wrap is a position, one past the last
     /// column), so the next printed character wraps here.
     held_wrap: bool,
+    /// Reverse-wraparound (`CSI ? 45 h`) and its extended form (`CSI ? 1045
+    /// h`).
+    reverse_wrap: bool,
+    reverse_wrap_any: bool,
     /// Continuation bytes still expected for the current UTF-8 character.
     utf8_pending: u8,
     /// G0 and G1.
@@ -244,6 +248,8 @@ impl Compat {
             printed: false,
             maybe_wrap: false,
             held_wrap: false,
+            reverse_wrap: false,
+            reverse_wrap_any: false,
             utf8_pending: 0,
             sets: [Charset::Ascii; 2],
             shift: 0,
@@ -441,7 +447,13 @@ impl Compat {
             }
             0x08 => {
                 self.printed = false;
-                self.end_wrap_at(run, i);
+                if (self.reverse_wrap || self.reverse_wrap_any) && self.autowrap {
+                    run.flush_to(i);
+                    self.cursor_back(run, 1);
+                    run.skip(i + 1);
+                } else {
+                    self.end_wrap_at(run, i);
+                }
             }
             0x0a..=0x0c => {
                 self.end_wrap_at(run, i);
@@ -728,6 +740,12 @@ impl Compat {
     fn csi_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, fin: u8) {
         let p = &self.csi;
         match (p.private, p.intermediate, fin) {
+            // CUB with reverse wraparound: see `cursor_back`.
+            (0, 0, b'D') if (self.reverse_wrap || self.reverse_wrap_any) && self.autowrap => {
+                let n = p.first_or(1);
+                cancel(run, i);
+                self.cursor_back(run, n);
+            }
             // Relative moves and edits, erases and VPA start from the last
             // column when a wrap is pending (xterm ends the wrap first), not
             // from one past it (vt100). With the wrap pending xterm's erases
@@ -995,6 +1013,8 @@ impl Compat {
                 self.origin = false;
                 self.insert = false;
                 self.autowrap = true;
+                self.reverse_wrap = false;
+                self.reverse_wrap_any = false;
                 self.sets = [Charset::Ascii; 2];
                 self.shift = 0;
                 if pending {
@@ -1052,6 +1072,8 @@ impl Compat {
                     self.maybe_wrap = false;
                 }
                 7 => self.autowrap = set,
+                45 => self.reverse_wrap = set,
+                1045 => self.reverse_wrap_any = set,
                 1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
                 1048 => {
                     run.inject(if set { b"\x1b7" } else { b"\x1b8" });
@@ -1265,6 +1287,70 @@ impl Compat {
         if target != col {
             run.inject(&csi(target + 1, b'G'));
         }
+    }
+
+    /// Backspace or CUB by `n` with reverse wraparound on (mode 45, or 1045
+    /// for any row), as xterm's `CursorBack`: past the left margin the
+    /// cursor goes on from the end of the row above, when that row wrapped
+    /// into this one (mode 45) or always, from the top margin round to the
+    /// bottom one (mode 1045); with a wrap pending the first step only ends
+    /// it. vt100 has been fed everything before the control.
+    fn cursor_back(&mut self, run: &mut Run<'_, '_>, n: u16) {
+        let screen = run.parser.screen();
+        let (start_row, vt_col) = screen.cursor_position();
+        let (top, bottom) = self.region(run.parser);
+        let right = i32::from(self.cols) - 1;
+        let any = self.reverse_wrap_any;
+        let wrap_flag = vt_col >= self.cols || self.held_wrap;
+        let (mut row, mut col) = (i32::from(start_row), i32::from(vt_col).min(right));
+        let (top, bottom) = (i32::from(top), i32::from(bottom));
+        let mut count = i32::from(n);
+        if count > 0 {
+            if wrap_flag {
+                count -= 1;
+            } else {
+                col -= 1;
+            }
+        }
+        let mut row_checked = false;
+        loop {
+            if col < 0 {
+                if any {
+                    col = right;
+                    if row == top {
+                        row = bottom + 1;
+                    }
+                } else if row <= top {
+                    col = 0;
+                    row = top;
+                    break;
+                }
+                row_checked = false;
+                row -= 1;
+            }
+            if !row_checked {
+                row_checked = true;
+                if row != i32::from(start_row) {
+                    let wrapped = u16::try_from(row).is_ok_and(|r| screen.row_wrapped(r));
+                    if !any && !wrapped {
+                        row += 1;
+                        col = 0;
+                        break;
+                    }
+                    col = right;
+                }
+            }
+            count -= 1;
+            if count <= 0 {
+                break;
+            }
+            col -= 1;
+        }
+        let (row, col) = (row.max(0) as u16, col.max(0) as u16);
+        self.reset_wrap();
+        self.maybe_wrap = false;
+        let region_top = self.region(run.parser).0;
+        run.inject(self.goto(row, col, region_top).as_bytes());
     }
 
     /// Puts vt100's cursor one past the last column of `row`, a wrap
