@@ -446,6 +446,9 @@ export const KNOWN = [
     ['lines-outside-at-wrap', ['lines-outside-at-wrap']],
     ['restore-wrap', ['restore-wrap']],
     ['switch-clears-at-wrap', ['switch-clears-at-wrap']],
+    ['alt-twice', ['alt-twice']],
+    ['switch-margins', ['switch-margins']],
+    ['switch-tabs', ['switch-tabs']],
     ['wide', ['wide']],
     ['vs16', ['emoji-selector']],
     ['zwj', ['zwj']],
@@ -459,10 +462,6 @@ export const KNOWN = [
   ...['ALT1049', 'SCORC', 'DECRC', 'SAVE1048'].flatMap((restore) =>
     ['G0-DEC', 'G0-UK', 'G1-DEC'].map((set) => ({ id: 'charset-restore', kinds: [restore, set], verdict: 'follows-xterm' })),
   ),
-  ...['ALT47', 'ALT1047', 'ALT1049'].flatMap((alt) =>
-    ['TBC', 'HTS'].map((tabs) => ({ id: 'tabs-alt', kinds: [alt, tabs], verdict: 'follows-xterm' })),
-  ),
-  ...['ALT47', 'ALT1047', 'ALT1049'].map((alt) => ({ id: 'origin-alt', kinds: ['DECOM', alt], verdict: 'cannot' })),
   ...['DECRC', 'SCORC', 'SAVE1048', 'ALT1049'].map((restore) => ({
     id: 'origin-restore',
     kinds: ['DECOM', restore],

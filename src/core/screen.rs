@@ -1570,14 +1570,15 @@ mod tests {
     fn fast_forward_follows_the_margins_of_the_main_screen() {
         let flood_text = flood(&mut Rng(11), 6000);
         let preludes: [(&str, &[u8], bool); 4] = [
-            // Margins on the main screen, reset only on the alternate one.
+            // Margins set on the main screen and reset on the alternate one:
+            // both screens share them (xterm), so they are gone.
             (
                 "reset on alt",
                 b"\x1b[3;9r\x1b[?1049h\x1b[r\x1b[?1049l",
-                false,
+                true,
             ),
-            // Margins on the alternate screen only.
-            ("set on alt", b"\x1b[?1049h\x1b[3;9r\x1b[?1049l", true),
+            // Margins set on the alternate screen hold on the main one.
+            ("set on alt", b"\x1b[?1049h\x1b[3;9r\x1b[?1049l", false),
             // A soft reset (DECSTR) clears them.
             ("soft reset", b"\x1b[3;9r\x1b[!p", true),
             // A resize to the same size keeps them.

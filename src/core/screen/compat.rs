@@ -216,9 +216,14 @@ pub(super) struct Compat {
     tabs: Option<Vec<bool>>,
     cols: u16,
     /// Scroll margins set by DECSTBM (`CSI top ; bottom r`), 1-based and
-    /// valid (`top < bottom <= rows`); `None` when they span the screen. One
-    /// per screen (main, alternate), as vt100 keeps them.
-    margins: [Option<(u16, u16)>; 2],
+    /// valid (`top < bottom <= rows`); `None` when they span the screen.
+    /// xterm keeps one set for the terminal, which both screens use.
+    margins: Option<(u16, u16)>,
+    /// The margins and origin mode each of vt100's grids has (main,
+    /// alternate): vt100 keeps them per screen, so a screen switch brings
+    /// the grid in use up to date.
+    grid_margins: [Option<(u16, u16)>; 2],
+    grid_origin: [bool; 2],
     /// Line feed / new line mode (LNM, `CSI 20 h`): LF, VT and FF also
     /// return the carriage.
     newline: bool,
@@ -258,7 +263,9 @@ impl Compat {
             autowrap: true,
             tabs: None,
             cols,
-            margins: [None; 2],
+            margins: None,
+            grid_margins: [None; 2],
+            grid_origin: [false; 2],
             newline: false,
             stand_in_used: false,
             origin: false,
@@ -283,7 +290,7 @@ impl Compat {
     /// True when plain text on the main screen may be skipped (see
     /// `Screen::process`): between sequences, with full-screen margins.
     pub(super) fn plain_text_ok(&self, rows: u16) -> bool {
-        let full_margins = match self.margins[0] {
+        let full_margins = match self.margins {
             None => true,
             Some((top, bottom)) => top <= 1 && bottom >= rows,
         };
@@ -299,7 +306,8 @@ impl Compat {
     /// The terminal got `cols` columns; new columns get the default stops.
     pub(super) fn resize(&mut self, cols: u16) {
         // A size change resets the scroll margins (xterm, and vt100 too).
-        self.margins = [None; 2];
+        self.margins = None;
+        self.grid_margins = [None; 2];
         if let Some(tabs) = &mut self.tabs {
             let old = tabs.len();
             tabs.resize(usize::from(cols), false);
@@ -676,8 +684,9 @@ impl Compat {
                 }
                 fill.extend_from_slice(b"\x1b[H");
                 run.inject(&fill);
-                let alt = usize::from(run.parser.screen().alternate_screen());
-                self.margins[alt] = None;
+                let alt = alt_of(run.parser);
+                self.margins = None;
+                self.grid_margins[alt] = None;
                 self.reset_wrap();
                 self.maybe_wrap = false;
             }
@@ -871,8 +880,9 @@ impl Compat {
                     _ => rows,
                 };
                 if bottom > top {
-                    let alt = usize::from(run.parser.screen().alternate_screen());
-                    self.margins[alt] = (top > 1 || bottom < rows).then_some((top, bottom));
+                    let alt = alt_of(run.parser);
+                    self.margins = (top > 1 || bottom < rows).then_some((top, bottom));
+                    self.grid_margins[alt] = self.margins;
                     self.reset_wrap();
                     self.maybe_wrap = false;
                     run.flush_to(i + 1);
@@ -1009,8 +1019,10 @@ impl Compat {
                     wrap: pending || self.held_wrap,
                     ..SavedCharsets::default()
                 };
-                self.margins[alt] = None;
+                self.margins = None;
+                self.grid_margins[alt] = None;
                 self.origin = false;
+                self.grid_origin[alt] = false;
                 self.insert = false;
                 self.autowrap = true;
                 self.reverse_wrap = false;
@@ -1049,17 +1061,21 @@ impl Compat {
         let was_alt = run.parser.screen().alternate_screen();
         let (row, col) = run.parser.screen().cursor_position();
         if set && was_alt && values.contains(&1049) {
-            // Already on the alternate screen, vt100 would clear it again;
-            // xterm only saves the cursor.
+            // Already on the alternate screen, vt100 would reset it; xterm
+            // saves the cursor and clears the screen, the cursor staying
+            // where it is (its wrap flag ended by the clear).
             cancel(run, i);
             let mut seq = Vec::new();
             for &mode in &values {
                 match mode {
-                    1049 => seq.extend_from_slice(b"\x1b7"),
+                    1049 => seq.extend_from_slice(b"\x1b7\x1b[2J"),
                     _ => seq.extend_from_slice(format!("\x1b[?{mode}h").as_bytes()),
                 }
             }
             run.inject(&seq);
+            clamp_pending_wrap(run.parser);
+            self.reset_wrap();
+            self.maybe_wrap = false;
         } else {
             run.flush_to(i + 1);
         }
@@ -1068,6 +1084,7 @@ impl Compat {
                 6 => {
                     // vt100 homes the cursor, as xterm does.
                     self.origin = set;
+                    self.grid_origin[alt_of(run.parser)] = set;
                     self.reset_wrap();
                     self.maybe_wrap = false;
                 }
@@ -1095,35 +1112,18 @@ impl Compat {
         if switches {
             let alt = run.parser.screen().alternate_screen();
             if alt && !was_alt {
-                if self.margins[1].take().is_some() {
-                    // Each visit to the alternate screen starts with full
-                    // margins, as in xterm.js (it resets the alternate
-                    // buffer when it is left); vt100 keeps the margins the
-                    // last visit set. (The cursor this moves home is put
-                    // back below.)
-                    run.inject(b"\x1b[r");
-                }
-                if !values.contains(&1049) {
+                if values.contains(&1049) {
+                    // vt100 made the alternate grid anew.
+                    self.grid_margins[1] = None;
+                    self.grid_origin[1] = false;
+                } else {
                     // xterm's alternate screen is blank each time it is
                     // entered (vt100 clears it only for 1049).
                     run.inject(b"\x1b[2J");
                 }
             }
-            let restored = !set && values.contains(&1049);
-            if alt != was_alt && !restored {
-                // xterm keeps the cursor across the switch, and its wrap
-                // flag, unless the switch clears a screen (1049 entering,
-                // 1047 leaving).
-                let keeps_wrap = !values.contains(&1049) && (set || !values.contains(&1047));
-                let pending = col >= self.cols;
-                let col = col.min(self.cols.saturating_sub(1));
-                run.inject(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
-                self.maybe_wrap = false;
-                if !keeps_wrap {
-                    self.reset_wrap();
-                } else if pending {
-                    self.park(run.parser, row);
-                }
+            if alt != was_alt {
+                self.switched(run, alt, set, &values, (row, col));
             }
         }
         self.csi.values = values;
@@ -1154,6 +1154,61 @@ impl Compat {
             if values.iter().any(|v| matches!(v, 9 | 1000 | 1002 | 1003)) {
                 run.inject(b"\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l");
             }
+        }
+    }
+
+    /// After a switch to the `alt` screen or back (by `values`, set or
+    /// reset, the cursor at `before` until then): vt100's grid in use is
+    /// given the terminal's margins and origin mode (xterm keeps one of
+    /// each for both screens; vt100 one per screen), and the cursor is put
+    /// where xterm has it: where it was (or restored, by 1049 leaving),
+    /// with its wrap flag, unless the switch cleared a screen (1049
+    /// entering, 1047 leaving).
+    fn switched(
+        &mut self,
+        run: &mut Run<'_, '_>,
+        alt: bool,
+        set: bool,
+        values: &[u16],
+        before: (u16, u16),
+    ) {
+        let restored = !set && values.contains(&1049);
+        let (row, col) = if restored {
+            run.parser.screen().cursor_position()
+        } else {
+            before
+        };
+        let grid = usize::from(alt);
+        let mut seq = Vec::new();
+        if self.grid_margins[grid] != self.margins {
+            match self.margins {
+                Some((top, bottom)) => {
+                    seq.extend_from_slice(format!("\x1b[{top};{bottom}r").as_bytes())
+                }
+                None => seq.extend_from_slice(b"\x1b[r"),
+            }
+            self.grid_margins[grid] = self.margins;
+        }
+        if self.grid_origin[grid] != self.origin {
+            seq.extend_from_slice(if self.origin {
+                b"\x1b[?6h"
+            } else {
+                b"\x1b[?6l"
+            });
+            self.grid_origin[grid] = self.origin;
+        }
+        let keeps_wrap = restored || (!values.contains(&1049) && (set || !values.contains(&1047)));
+        let moved = !seq.is_empty() || !restored;
+        if moved {
+            let top = self.region(run.parser).0;
+            seq.extend_from_slice(self.goto(row, col.min(self.cols - 1), top).as_bytes());
+            run.inject(&seq);
+            self.maybe_wrap = false;
+        }
+        if !keeps_wrap {
+            self.reset_wrap();
+        } else if moved && col >= self.cols {
+            self.park(run.parser, row);
         }
     }
 
@@ -1420,7 +1475,7 @@ impl Compat {
     fn region(&self, parser: &Parser) -> (u16, u16) {
         let screen = parser.screen();
         let rows = screen.size().0.get();
-        match self.margins[usize::from(screen.alternate_screen())] {
+        match self.margins {
             Some((top, bottom)) => (top - 1, bottom.min(rows) - 1),
             None => (0, rows - 1),
         }
@@ -1443,6 +1498,8 @@ impl Compat {
         self.sets = saved.sets;
         self.shift = saved.shift;
         self.origin = saved.origin;
+        // vt100 restores the origin mode it saved with the cursor too.
+        self.grid_origin[screen] = saved.origin;
         self.held_wrap = saved.wrap;
         self.maybe_wrap = true;
     }
@@ -1948,9 +2005,10 @@ mod tests {
         // (ESC 8 then restores the main screen's cursor: the same cell.)
         assert_eq!(s.lines[2], "  \u{2500}");
         assert_eq!(cursor(&s), (2, 3));
-        // A second 1049h only saves the cursor: the alternate screen stays.
+        // A second 1049h saves the cursor and clears the alternate screen
+        // (the cursor stays).
         let s = snap(b"main\x1b[?1049halt\x1b[?1049h more");
-        assert_eq!(s.lines[0], "    alt more");
+        assert_eq!(s.lines[0], "        more");
         // DECSTR resets the saved cursor to home.
         assert_eq!(snap(b"xy\x1b7\x1b[!p\x1b8z").lines[0], "zy");
     }
