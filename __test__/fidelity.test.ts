@@ -233,6 +233,7 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['a line feed after a restored cursor starts from the last column (DECRC, 1048)', `${w('s')}${E}7${E}[3;3H${E}8\nX${E}[4;1H${w('t')}${E}[?1048h${E}[1;1H${E}[?1048l\nY`],
     ['reverse index above the top margin moves up, scrolling nothing (DECSTBM with a default top)', `${E}[2;4r${E}[3;1Hmid${E}[1;5HA${E}M${E}[;3r${E}[1;1H${E}MB`],
     ['backspace with reverse wraparound (mode 45) goes back over a wrapped row, not an unwrapped one', `${E}[?45h${'b'.repeat(22)}\b\b\bX\r\n\r\nc\r\bY`],
+    ['inserting inside a wide character blanks it (ICH, DECIC)', `日本語${E}[1;4H${E}[2@\r\n한국어${E}[2;2H${E}[1'}`],
   ]
   it.each(wrapCases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes, 20, 5)
@@ -334,6 +335,20 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       cite: 'ctlseqs CSI ? 45 h: Reverse-wraparound mode (XTREVWRAP), for the cursor-backward controls (BS, CUB)',
       bytes: `${E}[?45h${'b'.repeat(22)}${E}[4DX`,
       rows: { 0: `${'b'.repeat(18)}Xb`, 1: 'bb' },
+      cursor: [0, 19],
+    },
+    {
+      name: 'a wide character that does not fit leaves the last column as it was when it wraps',
+      cite: 'ctlseqs DECAWM: a character that does not fit wraps to the next line; nothing is written in the column left over',
+      bytes: `${'z'.repeat(20)}${E}[1;20H日`,
+      rows: { 0: 'z'.repeat(20), 1: '日' },
+      cursor: [1, 2],
+    },
+    {
+      name: 'auto-wrap off: a character written over half of a wide character blanks it',
+      cite: 'ctlseqs CSI ? 7 l (DECAWM off): characters at the right margin replace the last column; overwriting part of a double-width character blanks the rest of it',
+      bytes: `${E}[?7l${'a'.repeat(18)}日q`,
+      rows: { 0: `${'a'.repeat(18)} q` },
       cursor: [0, 19],
     },
   ]

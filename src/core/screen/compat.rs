@@ -759,7 +759,31 @@ impl Compat {
             // column when a wrap is pending (xterm ends the wrap first), not
             // from one past it (vt100). With the wrap pending xterm's erases
             // take the last column too (xterm.js's do not: its issue 3362).
-            (0, 0, b'D' | b'@' | b'P' | b'X' | b'K')
+            // ICH on the second half of a wide character: xterm blanks the
+            // character first (vt100 would keep it whole).
+            (0, 0, b'@') => {
+                let mut again = self.end_wrap_before(run, i);
+                if !again {
+                    self.flush_to_seq(run);
+                }
+                let (row, col) = run.parser.screen().cursor_position();
+                let split = run
+                    .parser
+                    .screen()
+                    .cell(row, col)
+                    .is_some_and(vt100::Cell::is_wide_continuation);
+                if split && !again {
+                    cancel(run, i);
+                    again = true;
+                }
+                if split {
+                    run.inject(b"\x1b[X");
+                }
+                if again {
+                    run.inject(&self.csi_again(fin));
+                }
+            }
+            (0, 0, b'D' | b'P' | b'X' | b'K')
             | (b'?', 0, b'K')
             | (0 | b'?', 0, b'J')
             | (0, 0, b'd')
@@ -959,6 +983,17 @@ impl Compat {
                 let mut seq = Vec::new();
                 for r in top..=bottom {
                     seq.extend_from_slice(self.goto(r, at, top).as_bytes());
+                    if edit == b'@'
+                        && run
+                            .parser
+                            .screen()
+                            .cell(r, at)
+                            .is_some_and(vt100::Cell::is_wide_continuation)
+                    {
+                        // Columns inserted inside a wide character blank it
+                        // (vt100 would keep it whole).
+                        seq.extend_from_slice(b"\x1b[X");
+                    }
                     seq.extend_from_slice(&csi(n, edit));
                 }
                 seq.extend_from_slice(self.goto(row, col, top).as_bytes());
