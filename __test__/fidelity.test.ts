@@ -351,6 +351,13 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       rows: { 0: `${'a'.repeat(18)} q` },
       cursor: [0, 19],
     },
+    {
+      name: 'a combining character with nothing printed before it joins the character under the cursor, or takes a cell of its own',
+      cite: 'xterm\'s combining-character rule (ctlseqs, "UTF-8 mode"): a mark after a cursor move joins the cell at the cursor; on a never-written cell it is shown by itself',
+      bytes: `abc\r\u0301${E}[2;5H\u0301x`,
+      rows: { 0: 'a\u0301bc', 1: '    \u0301x' },
+      cursor: [1, 6],
+    },
   ]
   it.each(cases)('$name ($cite)', async ({ bytes, size, rows, cursor }) => {
     const [cols, height] = size ?? [20, 5]

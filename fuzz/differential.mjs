@@ -450,7 +450,7 @@ export const KNOWN = [
     ['switch-margins', ['switch-margins']],
     ['switch-tabs', ['switch-tabs']],
     ['wide-no-fit', ['wide-no-fit']],
-    ['combining', ['combining']],
+    ['lone-mark', ['lone-mark']],
     ['lrmm-save', ['lrmm-save']],
     ['reverse-cub', ['reverse-cub']],
     ['nowrap-wide', ['nowrap-wide']],

@@ -650,7 +650,7 @@ impl Screen {
         let text = rows::join(self.rows.rows(screen));
         // A stand-in is one character that is not a space, so restoring
         // them in the whole text is restoring them row by row.
-        compat::restore_stand_ins(text, self.compat.stand_in_used)
+        self.compat.stand_ins.restore(text)
     }
 
     /// [`Screen::text`] read from every cell, not from the rows kept since
@@ -659,7 +659,7 @@ impl Screen {
     pub fn text_uncached(&mut self) -> String {
         self.catch_up();
         let text = rows::join(&rows::read_all(self.parser.screen()));
-        compat::restore_stand_ins(text, self.compat.stand_in_used)
+        self.compat.stand_ins.restore(text)
     }
 
     /// Every visible row, right-trimmed.
@@ -1683,7 +1683,7 @@ mod tests {
                 .rows(0, cols)
                 .map(|row| {
                     let row = row.trim_end_matches(' ').to_string();
-                    compat::restore_stand_ins(row, screen.compat.stand_in_used)
+                    screen.compat.stand_ins.restore(row)
                 })
                 .collect();
             let lines = rows_text.clone();

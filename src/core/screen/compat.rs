@@ -194,6 +194,11 @@ pub(super) struct Compat {
     /// such state (its pending wrap is a position, one past the last
     /// column), so the next printed character wraps here.
     held_wrap: bool,
+    /// A character was printed and no control that ends a pending wrap came
+    /// since (xterm's `char_was_written`): a combining character joins the
+    /// character printed last. Otherwise it joins the character under the
+    /// cursor, or takes a cell of its own where nothing was ever written.
+    written: bool,
     /// Reverse-wraparound (`CSI ? 45 h`) and its extended form (`CSI ? 1045
     /// h`).
     reverse_wrap: bool,
@@ -227,9 +232,9 @@ pub(super) struct Compat {
     /// Line feed / new line mode (LNM, `CSI 20 h`): LF, VT and FF also
     /// return the carriage.
     newline: bool,
-    /// A U+FFFD the program printed was fed to vt100 as [`FFFD_STAND_IN`],
-    /// or a VS16 as [`VS16_STAND_IN`].
-    pub(super) stand_in_used: bool,
+    /// What was fed to vt100 in place of characters it would not show as
+    /// xterm does, to be turned back in the text.
+    pub(super) stand_ins: StandIns,
     /// Origin mode (DECOM, `CSI ? 6 h`).
     origin: bool,
     /// Mouse reports in urxvt's encoding (mode 1015); vt100's own encoding
@@ -253,6 +258,7 @@ impl Compat {
             printed: false,
             maybe_wrap: false,
             held_wrap: false,
+            written: false,
             reverse_wrap: false,
             reverse_wrap_any: false,
             utf8_pending: 0,
@@ -267,7 +273,7 @@ impl Compat {
             grid_margins: [None; 2],
             grid_origin: [false; 2],
             newline: false,
-            stand_in_used: false,
+            stand_ins: StandIns::default(),
             origin: false,
             urxvt_mouse: false,
         }
@@ -342,6 +348,13 @@ impl Compat {
             let b = bytes[i];
             match self.state {
                 State::Ground => {
+                    if !self.written
+                        && b >= 0xc0
+                        && let Some(n) = self.lone_mark(&mut run, i)
+                    {
+                        i += n;
+                        continue;
+                    }
                     if !self.print_sensitive() {
                         // Fast path: plain text up to the next control byte.
                         let control = match next_control {
@@ -357,6 +370,7 @@ impl Compat {
                         let n = find_special(&bytes[i..i + n]).unwrap_or(n);
                         if n > 0 {
                             self.printed = true;
+                            self.written = true;
                             self.maybe_wrap = true;
                             self.utf8_pending = 0;
                             i += n;
@@ -489,6 +503,7 @@ impl Compat {
             0x80..=0xbf => {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
                 self.printed = true;
+                self.written = true;
                 self.maybe_wrap = true;
             }
             _ => {
@@ -502,6 +517,7 @@ impl Compat {
                     self.print(run, i, b);
                 }
                 self.printed = true;
+                self.written = true;
                 self.maybe_wrap = true;
             }
         }
@@ -555,6 +571,55 @@ impl Compat {
         }
     }
 
+    /// A combining character at `i` with no character printed right before
+    /// it (see `written`), as xterm places it: it joins the character
+    /// under the cursor, or where nothing was written there takes a cell of
+    /// its own and moves the cursor on (vt100 would join it to the cell
+    /// before the cursor, or drop it in column 0). Returns how many bytes
+    /// it took; `None` for anything else. Format characters (ZWJ and the
+    /// like) are left to vt100.
+    fn lone_mark(&mut self, run: &mut Run<'_, '_>, i: usize) -> Option<usize> {
+        use unicode_width::UnicodeWidthChar;
+        let (len, _) = char_at(run.bytes, i);
+        let mark = std::str::from_utf8(&run.bytes[i..i + len])
+            .ok()?
+            .chars()
+            .next()?;
+        if mark.width() != Some(0) || is_format(mark) || mark == '\u{fe0f}' {
+            return None;
+        }
+        run.flush_to(i);
+        let screen = run.parser.screen();
+        let (row, col) = screen.cursor_position();
+        if col >= self.cols {
+            // With a wrap pending the cell under the cursor is the last
+            // one, which vt100 joins it to.
+            return None;
+        }
+        let under = screen.cell(row, col);
+        if under.is_some_and(|c| c.has_contents() || c.is_wide_continuation()) {
+            // vt100 joins it to the cell before its cursor: put the cursor
+            // one past the cell, then back.
+            if col + 1 < self.cols {
+                run.inject(b"\x1b[C");
+                run.flush_to(i + len);
+                run.inject(b"\x1b[D");
+            } else {
+                self.park(run.parser, row);
+                run.flush_to(i + len);
+                clamp_pending_wrap(run.parser);
+                self.maybe_wrap = false;
+            }
+            return Some(len);
+        }
+        let stand_in = self.stand_ins.for_mark(mark)?;
+        run.skip(i + len);
+        let mut bytes = [0; 4];
+        self.process(run.parser, stand_in.encode_utf8(&mut bytes).as_bytes());
+        self.seq_start = None;
+        Some(len)
+    }
+
     /// Handles the character at `i` if it is one vt100 gets wrong (see
     /// [`find_special`]); returns how many bytes it took.
     fn special(&mut self, run: &mut Run<'_, '_>, i: usize) -> Option<usize> {
@@ -562,6 +627,7 @@ impl Compat {
         if bytes.starts_with(VS16) {
             self.vs16(run, i);
             self.printed = true;
+            self.written = true;
             self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(VS16.len());
@@ -575,8 +641,9 @@ impl Compat {
             run.flush_to(i);
             run.inject(FFFD_STAND_IN.as_bytes());
             run.skip(i + FFFD.len());
-            self.stand_in_used = true;
+            self.stand_ins.used = true;
             self.printed = true;
+            self.written = true;
             self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(FFFD.len());
@@ -611,7 +678,7 @@ impl Compat {
         if vs16_widens(run.parser.screen()) {
             run.inject(VS16_STAND_IN.as_bytes());
             run.skip(i + VS16.len());
-            self.stand_in_used = true;
+            self.stand_ins.used = true;
         }
     }
 
@@ -645,9 +712,9 @@ impl Compat {
             (0, b'c') => {
                 // RIS: vt100 resets the screen; reset what we keep (the
                 // scrollback may still hold stand-ins).
-                let used = self.stand_in_used;
+                let stand_ins = std::mem::take(&mut self.stand_ins);
                 *self = Compat::new(self.cols);
-                self.stand_in_used = used;
+                self.stand_ins = stand_ins;
                 run.flush_to(i + 1);
                 run.parser.callbacks_mut().kitty.reset();
             }
@@ -1272,9 +1339,11 @@ impl Compat {
     }
 
     /// What xterm's `ResetWrap` does besides ending a wrap pending on the
-    /// last column: the wrap flag is gone wherever the cursor is.
+    /// last column: the wrap flag is gone wherever the cursor is, and so is
+    /// the character printed last as the base of combining characters.
     fn reset_wrap(&mut self) {
         self.held_wrap = false;
+        self.written = false;
     }
 
     /// Before a control at `at` that ends a pending wrap in xterm
@@ -1533,6 +1602,7 @@ impl Compat {
         self.sets = saved.sets;
         self.shift = saved.shift;
         self.origin = saved.origin;
+        self.written = false;
         // vt100 restores the origin mode it saved with the cursor too.
         self.grid_origin[screen] = saved.origin;
         self.held_wrap = saved.wrap;
@@ -1591,14 +1661,62 @@ pub(super) const FFFD_STAND_IN: &str = "\u{10fffd}";
 /// text.
 pub(super) const VS16_STAND_IN: &str = "\u{e0001}";
 
-/// `text` read from vt100's cells with the stand-ins turned back into what
-/// the program printed (when `used`, i.e. a stand-in was ever fed).
-pub(super) fn restore_stand_ins(text: String, used: bool) -> String {
-    if !used || !text.contains(['\u{10fffd}', '\u{e0001}']) {
-        return text;
+/// The first of the private-use characters a combining character that
+/// takes a cell of its own is fed to vt100 as (plane 16; one per distinct
+/// mark, see [`StandIns`]).
+const MARK_STAND_IN_FIRST: u32 = 0x10_0000;
+
+/// Most distinct combining characters given stand-ins; past this a lone
+/// mark is fed as it is (vt100 then joins it to the cell before).
+const MARK_STAND_INS_MAX: usize = 4096;
+
+/// Characters fed to vt100 in place of others it would not show as xterm
+/// does: a printed U+FFFD ([`FFFD_STAND_IN`]), a VS16 that must not widen
+/// its cell ([`VS16_STAND_IN`]), and combining characters that take a cell
+/// of their own (private-use characters from [`MARK_STAND_IN_FIRST`]).
+#[derive(Debug, Default)]
+pub(super) struct StandIns {
+    /// A stand-in was ever fed (the text is searched only then).
+    pub(super) used: bool,
+    /// The combining characters given stand-ins, in order.
+    marks: Vec<char>,
+}
+
+impl StandIns {
+    /// The stand-in for the combining character `mark`, if one is left.
+    fn for_mark(&mut self, mark: char) -> Option<char> {
+        let k = match self.marks.iter().position(|&m| m == mark) {
+            Some(k) => k,
+            None if self.marks.len() < MARK_STAND_INS_MAX => {
+                self.marks.push(mark);
+                self.marks.len() - 1
+            }
+            None => return None,
+        };
+        self.used = true;
+        char::from_u32(MARK_STAND_IN_FIRST + k as u32)
     }
-    text.replace(FFFD_STAND_IN, "\u{fffd}")
-        .replace(VS16_STAND_IN, "\u{fe0f}")
+
+    /// `text` read from vt100's cells with the stand-ins turned back into
+    /// what the program printed.
+    pub(super) fn restore(&self, text: String) -> String {
+        let is_stand_in = |c: char| c >= '\u{e0001}' && (c == '\u{e0001}' || c >= '\u{100000}');
+        if !self.used || !text.contains(is_stand_in) {
+            return text;
+        }
+        text.chars()
+            .map(|c| match c {
+                '\u{10fffd}' => '\u{fffd}',
+                '\u{e0001}' => '\u{fe0f}',
+                c if c >= '\u{100000}' => self
+                    .marks
+                    .get((u32::from(c) - MARK_STAND_IN_FIRST) as usize)
+                    .copied()
+                    .unwrap_or(c),
+                c => c,
+            })
+            .collect()
+    }
 }
 
 /// Where the first character in `bytes` that [`Compat::special`] handles
@@ -1616,6 +1734,13 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
         at += k + 1;
     }
     None
+}
+
+/// True for the invisible format characters xterm ignores (it leaves
+/// them out of the cells): zero-width space and joiners, direction marks,
+/// word joiner and the like, the byte-order mark.
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{061c}' | '\u{180e}')
 }
 
 /// True when vt100, given a VS16 now, would make the cell it joins two

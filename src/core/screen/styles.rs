@@ -15,7 +15,7 @@
 //! assert_eq!(rows[0][3].text, " sel ");
 //! ```
 
-use super::{Screen, compat};
+use super::Screen;
 
 /// A colour of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -120,7 +120,7 @@ impl Screen {
     fn styled(&mut self, merge: bool) -> Vec<Vec<StyledRun>> {
         self.catch_up();
         let (rows, cols) = self.size();
-        let stand_ins = self.compat.stand_in_used;
+        let stand_ins = &self.compat.stand_ins;
         let screen = self.parser.screen();
         (0..rows)
             .map(|row| {
@@ -140,7 +140,7 @@ impl Screen {
                         col,
                         width,
                         text: if cell.has_contents() {
-                            compat::restore_stand_ins(cell.contents().to_owned(), stand_ins)
+                            stand_ins.restore(cell.contents().to_owned())
                         } else {
                             " ".to_owned()
                         },
