@@ -214,7 +214,6 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['REP through insert mode, no auto-wrap, line drawing and combining marks', `${E}[?7lhel${E}[90b${E}[?7h\r\n${E}(0q${E}[3b${E}(B\r\ne\u0301${E}[2b\r\nxyz\r${E}[4ha${E}[2b${E}[4l`],
     ['auto-wrap off: a wide character at the last column is dropped, a combining mark joins the last one', `${E}[?7l${'x'.repeat(79)}日${E}[2;1H${'y'.repeat(79)}e\u0301${E}[?7h`],
     ['insert mode makes room as wide as the character (a U+FFFD on a full row)', `${'x'.repeat(78)}yz\r${E}[4h\ufffd${E}[4l`],
-    ['CSI s with parameters saves the cursor (xterm has no DECSLRM)', `${E}[3;5H${E}[2;10sx${E}[10;10Hy${E}[uz`],
     ['VPA in origin mode counts from the top margin', `${E}[8;17r${E}[?6h${E}[5dx${E}[81dy${E}[?6l${E}[r`],
   ]
   it.each(cases)('%s', async (_name, bytes) => {
@@ -357,6 +356,20 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       bytes: `abc\r\u0301${E}[2;5H\u0301x`,
       rows: { 0: 'a\u0301bc', 1: '    \u0301x' },
       cursor: [1, 6],
+    },
+    {
+      name: 'CSI s and CSI u with parameters do nothing while left and right margins are off',
+      cite: 'ctlseqs CSI s (SCOSC, "Save cursor, available only when DECLRMM is disabled") and CSI Pl ; Pr s (DECSLRM, only when DECLRMM is enabled); CSI u (SCORC) has no parameters',
+      bytes: `${E}[3;5H${E}[s${E}[2;10sx${E}[1;1H${E}[0uy${E}[uz`,
+      rows: { 0: 'y', 2: '    z' },
+      cursor: [2, 5],
+    },
+    {
+      name: 'DECALN resets origin mode and the colours, and the margins',
+      cite: 'ctlseqs ESC # 8 (DECALN); DEC STD 070: the margins are reset and the cursor homed, origin mode off',
+      bytes: `${E}[?6h${E}[31m${E}#8${E}[2;3r${E}[1;1HX`,
+      rows: { 0: `X${'E'.repeat(19)}`, 1: 'E'.repeat(20), 2: 'E'.repeat(20), 3: 'E'.repeat(20), 4: 'E'.repeat(20) },
+      cursor: [0, 1],
     },
   ]
   it.each(cases)('$name ($cite)', async ({ bytes, size, rows, cursor }) => {

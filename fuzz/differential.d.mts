@@ -8,6 +8,8 @@ export interface Case {
 export interface Known {
   id: string
   kinds: string[]
+  /** Why ptypilot shows otherwise than xterm.js (src/core/screen/DIFFERENCES.md). */
+  verdict: 'follows-xterm' | 'cannot'
 }
 export interface Found {
   cls: string

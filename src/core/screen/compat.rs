@@ -740,11 +740,12 @@ impl Compat {
                 }
                 run.inject(seq);
             }
-            // DECALN: the screen filled with `E`, margins reset, cursor home.
+            // DECALN: the screen filled with `E`, margins reset, origin mode
+            // and the colours reset, cursor home (xterm; DEC STD 070).
             (b'#', b'8') => {
                 run.flush_to(i + 1);
                 let (rows, cols) = run.parser.screen().size();
-                let mut fill = b"\x1b[r".to_vec();
+                let mut fill = b"\x1b[m\x1b[?6l\x1b[r".to_vec();
                 for row in 1..=rows.get() {
                     fill.extend_from_slice(format!("\x1b[{row}H").as_bytes());
                     fill.extend(std::iter::repeat_n(b'E', usize::from(cols.get())));
@@ -754,6 +755,8 @@ impl Compat {
                 let alt = alt_of(run.parser);
                 self.margins = None;
                 self.grid_margins[alt] = None;
+                self.origin = false;
+                self.grid_origin[alt] = false;
                 self.reset_wrap();
                 self.maybe_wrap = false;
             }
@@ -893,10 +896,15 @@ impl Compat {
                 let col = if matches!(fin, b'E' | b'F') { 0 } else { col };
                 run.inject(self.goto(target, col, top).as_bytes());
             }
-            // SCOSC / SCORC (xterm saves with any parameters: it has no
-            // DECSLRM).
+            // SCOSC / SCORC: xterm saves and restores only without
+            // parameters (with them `CSI s` is DECSLRM, or nothing when
+            // left and right margins are off, and `CSI u` nothing).
             (0, 0, b's' | b'u') => {
+                let bare = p.values.is_empty();
                 run.flush_to(i + 1);
+                if !bare {
+                    return;
+                }
                 if fin == b's' {
                     run.inject(b"\x1b7");
                     self.save_charsets(alt_of(run.parser));
