@@ -263,7 +263,9 @@ describe('isolated host: crashes', () => {
     const registry = isolated({ onEvent: (e) => events.push(e) })
     registry.register(shTool)
     const host = await newHost(before)
-    const first = await registry.call('sh', { action: 'spawn', command: 'run', args: [TREE] })
+    let first = await registry.call('sh', { action: 'spawn', command: 'run', args: [TREE] })
+    // The spawn returns once the shell waits in its read; the grandchild's line may come after.
+    while (!content(first).includes('GC=')) first = await registry.call('sh', { action: 'fetch', id: first.id })
     const text = content(first)
     const parent = pidsIn(text, 'P')
     const grandchild = pidsIn(text, 'GC')
@@ -364,7 +366,9 @@ describe('isolated host: crashes', () => {
         `const { ToolRegistry } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
          const r = new ToolRegistry({ isolation: 'process' })
          r.register(${JSON.stringify(shTool)})
+         const untilGC = async (s) => (s.content.includes('GC=') ? s : untilGC(await r.call('sh', { action: 'fetch', id: s.id })))
          r.call('sh', { action: 'spawn', command: 'run', args: [${JSON.stringify(TREE)}] })
+           .then(untilGC)
            .then((s) => { console.log(JSON.stringify(s)); setInterval(() => {}, 1000) })`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },

@@ -378,7 +378,7 @@ describe('respond() sends lean screens; call() keeps full ones', () => {
     cwd: dir,
     commands: [{ name: 'vim', program: ['vim', '-u', 'NONE', '-i', 'NONE', '-N', '-n'], acceptsInput: true, env: { HOME: dir } }],
   })
-  /** The view in a reply: the text after the `[h1 running]` line. */
+  /** The view in a reply: the text after the `[h1 running]` (or `[h1 waiting for input (key)]`) line. */
   const viewOf = (reply: ModelReply) => reply.text.slice(reply.text.indexOf('\n') + 1)
   /** The screen a model keeps from the views it is sent, with the numbered views a later one may name. */
   class Model {
@@ -405,7 +405,8 @@ describe('respond() sends lean screens; call() keeps full ones', () => {
     const spawned = await registry.respond('editor', { action: 'spawn', command: 'vim', args: ['notes.txt'] })
     expect(spawned.isError).toBe(false)
     const id = spawned.state!.id
-    expect(spawned.text.split('\n')[0]).toBe(`[${id} running]`)
+    // vim reads keys: it waits for input.
+    expect(spawned.text.split('\n')[0]).toBe(`[${id} waiting for input (key)]`)
     const model = new Model()
     model.apply(viewOf(spawned))
     expect(viewOf(spawned)).toMatch(/^\[full view \d+, 80x24, cursor 0,0, alternate screen\]\nline 0: /)
@@ -489,7 +490,7 @@ describe('respond() sends lean screens; call() keeps full ones', () => {
     const model = new Model()
     model.apply(viewOf(spawned))
     expect(model.apply(viewOf(answered)).lines.slice(0, 3)).toEqual(['>>> 6*7', '42', '>>>'])
-    expect((await registry.respond('py', { action: 'fetch', id })).text).toBe(`[${id} running]\n[screen unchanged]`)
+    expect((await registry.respond('py', { action: 'fetch', id })).text).toBe(`[${id} waiting for input (key)]\n[screen unchanged]`)
   })
 
   it('a bad full field is the model\'s mistake, answered with the valid calls', async () => {
@@ -516,7 +517,7 @@ describe('respond() sends lean screens; call() keeps full ones', () => {
       expect(reply.isError, reply.text).toBe(false)
       const lines = reply.text.split('\n')
       expect(lines[0]).toBe(`[screen of ${id}]`)
-      expect(lines.at(-1)).toMatch(/running/)
+      expect(lines.at(-1)).toMatch(/: waiting for input \(key\)\] \[cursor: \d+\]$/)
       return { view: lines.slice(1, -1).join('\n'), result: reply.result as { screen: { lines: string[] } } }
     }
     const first = await read({})

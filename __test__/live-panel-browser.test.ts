@@ -84,7 +84,7 @@ describe.skipIf(!chromiumAvailable)(
       await expect.poll(() => person.locator('.tab.active .state').innerText(), { timeout: 10_000 }).toBe('waiting for input (password)')
       // The agent sees the prompt.
       const prompt = await call('pty_read', { id: 'pty1', wait_ms: 2000 })
-      expect(prompt.text).toMatch(/^Password: \n\[session pty1: running\]/)
+      expect(prompt.text).toMatch(/^Password: \n\[session pty1: waiting for input \(password\)\]/)
 
       // The person takes it over.
       await person.click('#take')
@@ -117,7 +117,7 @@ describe.skipIf(!chromiumAvailable)(
       expect(answer.text).toMatch(
         new RegExp(
           `^\\[a person took pty1 over in the live panel; a person typed ${PASSWORD.length + 1} characters \\(not shown\\); ` +
-            'they still hold it: your input is refused until they hand it back\\]\\nPassword: \\naccess granted\\nDeploy to which stage\\? \\n\\[session pty1: running\\]',
+            'they still hold it: your input is refused until they hand it back\\]\\nPassword: \\naccess granted\\nDeploy to which stage\\? \\n\\[session pty1: waiting for input \\(line\\)\\]',
         ),
       )
       mkdirSync(ARTIFACTS, { recursive: true })
@@ -132,7 +132,7 @@ describe.skipIf(!chromiumAvailable)(
       const done = await call('pty_read', { id: 'pty1', wait_ms: 3000 })
       expect(done.text).toMatch(/^\[the person handed pty1 back\]\n/)
       expect(done.text).toContain('Deploy to which stage? staging\ndeployed to staging\n')
-      expect(done.text).toMatch(/\[session pty1: exited with code 0\] \[cursor: \d+\]$/)
+      expect(done.text).toMatch(/\[session pty1: exited 0\] \[cursor: \d+\]$/)
       await person.waitForFunction(() => (globalThis as any).panel.text('pty1').includes('deployed to staging'))
       // The agent read its exit, so the session is gone; the page keeps it until the person closes it.
       await expect.poll(async () => (await entry(person, 'pty1'))?.gone).toBe(true)

@@ -152,7 +152,7 @@ describe('the live panel of the terminal tools', () => {
     await watcher.next('entry', (m) => m.entry.id === 'pty1' && m.entry.input === 'line' && m.entry.stateText === 'waiting for input (line)')
     const read = await r.respond('pty_read', { id: 'pty1', wait_ms: 2000 })
     expect(read.text).toMatch(
-      /^\[a person took pty1 over in the live panel; a person typed 15 characters \(not shown\); they still hold it: your input is refused until they hand it back\]\nPassword: \naccess granted\nnext: \n\[session pty1: running\]/,
+      /^\[a person took pty1 over in the live panel; a person typed 15 characters \(not shown\); they still hold it: your input is refused until they hand it back\]\nPassword: \naccess granted\nnext: \n\[session pty1: waiting for input \(line\)\]/,
     )
 
     // Handed back: the model types again, at its own size.

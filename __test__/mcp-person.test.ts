@@ -40,7 +40,7 @@ describe('ptypilot mcp --web', () => {
     expect(await page.text()).toContain('<title>ptypilot — live terminals</title>')
     // The tools work as ever; the instructions mention the panel.
     expect(s.client.getInstructions()).toContain('take one over')
-    expect((await s.call('pty_exec', { command: 'echo', args: ['hi'] })).text).toMatch(/^hi\n\[exited with code 0/)
+    expect((await s.call('pty_exec', { command: 'echo', args: ['hi'] })).text).toMatch(/^hi\n\[exited 0 after/)
   })
 
   it('--web=PORT listens there; PTYPILOT_MCP_WEB=0 turns it off', async () => {

@@ -207,7 +207,8 @@ describe('ptypilot mcp: the terminal tools', () => {
     expect(sent.isError, sent.text).toBe(false)
     await readUntil(s, id, /\b42\b/, cursorOf(prompt.text))
     const listed = await s.call('pty_list', {})
-    expect(listed.text).toContain(`${id}: running; python3 -q ("python repl"); pid ${pid}`)
+    // The REPL reads keys (its line editor): it waits for input.
+    expect(listed.text).toContain(`${id}: waiting for input (key); python3 -q ("python repl"); pid ${pid}`)
     const stopped = await s.call('pty_stop', { id })
     expect(stopped.isError, stopped.text).toBe(false)
     expect(stopped.text).toContain(`Stopped session ${id}`)
@@ -235,7 +236,7 @@ describe('ptypilot mcp: the terminal tools', () => {
     expect(replies.missing.text).toContain('id')
     expect(replies.refused.text).toContain('"python3" is not allowed here (allowed: echo, sh)')
     expect(replies.failed.text).toContain('oops')
-    expect(replies.failed.text).toContain('exited with code 3')
+    expect(replies.failed.text).toMatch(/\n\[exited 3 after [^\]]+\]$/)
     const ok = await s.call('pty_exec', { command: 'echo', args: ['allowed'] })
     expect(ok.isError, ok.text).toBe(false)
     expect(ok.text).toContain('allowed')
@@ -255,6 +256,43 @@ describe('ptypilot mcp: the terminal tools', () => {
     for (let i = 1; i < progress.length; i++) expect(progress[i].progress).toBeGreaterThan(progress[i - 1].progress)
     expect(progress.every((p) => p.total === 30000 && p.progress <= 30000)).toBe(true)
     expect(progress.some((p) => /^pty_exec: running for [\d.]+ s — tick \d$/.test(p.message ?? ''))).toBe(true)
+  })
+})
+
+describe('ptypilot mcp: waiting for input, as a new user tries it', () => {
+  it('pty_exec of a password prompt returns when the prompt is there, waiting for input (password); the password is never shown', async () => {
+    const s = await serve(['--no-git'])
+    const script = 'echo start; sleep 1; printf "Password: "; stty -echo; read p; stty echo; echo; echo "welcome (${#p} characters)"'
+    const reply = await s.call('pty_exec', { command: 'sh', args: ['-c', script], timeout_ms: 30000 })
+    expect(reply.isError, reply.text).toBe(false)
+    expect(reply.text).toMatch(/^start\nPassword: \n\[waiting for input \(password\): it keeps running as session pty1; /)
+    expect(reply.text).toMatch(/\[session pty1: waiting for input \(password\)\] \[cursor: \d+\]$/)
+    const sent = await s.call('pty_send', { id: 'pty1', input: 'hunter2<enter>', wait_ms: 10000 })
+    expect(sent.isError, sent.text).toBe(false)
+    expect(sent.text).toMatch(/^\[sent 7 characters, not shown: the program had echo off\]\n\nwelcome \(7 characters\)\n\[pty1 ran [^\]]+\]\n\[session pty1: exited 0\] \[cursor: \d+\]$/)
+    expect(`${reply.text}${sent.text}`).not.toContain('hunter2')
+  })
+
+  it('pty_read with wait_ms after a delayed input() returns the prompt; pty_send with wait_ms returns the answer', async () => {
+    const s = await serve(['--no-git'])
+    const started = await s.call('pty_start', { command: 'python3', args: ['-q'], wait_ms: 10000 })
+    expect(started.text).toMatch(/>>> \n\[session pty1: waiting for input \((line|key)\)\] \[cursor: \d+\]$/)
+    const sent = await s.call('pty_send', { id: 'pty1', input: 'import time; time.sleep(1); x = input("name? ")<enter>' })
+    const read = await s.call('pty_read', { id: 'pty1', since: Number(/"since":(\d+)/.exec(sent.text)![1]), wait_ms: 10000 })
+    expect(read.text).toMatch(/name\? \n\[session pty1: waiting for input \((line|key)\)\] \[cursor: \d+\]$/)
+    const answer = await s.call('pty_send', { id: 'pty1', input: 'Ada<enter>', wait_ms: 10000 })
+    expect(answer.text).toMatch(/^\[sent 4 bytes\]\nAda\n>>> \n\[session pty1: waiting for input \((line|key)\)\]/)
+    const shown = await s.call('pty_send', { id: 'pty1', input: 'print(x * 2)<enter>', wait_ms: 10000 })
+    expect(shown.text).toContain('AdaAda\n>>> ')
+  })
+
+  it('a silent computation is reported running, then exited with its result', async () => {
+    const s = await serve(['--no-git'])
+    await s.call('pty_start', { command: 'python3', args: ['-c', 'import time; time.sleep(3); print("result: 42")'] })
+    const early = await s.call('pty_read', { id: 'pty1', wait_ms: 1000 })
+    expect(early.text).toMatch(/^\(no new output\)\n\[session pty1: running\] \[cursor: 0\]$/)
+    const done = await s.call('pty_read', { id: 'pty1', since: 0, wait_ms: 20000 })
+    expect(done.text).toMatch(/^result: 42\n\[pty1 ran [^\]]+\]\n\[session pty1: exited 0\] \[cursor: \d+\]$/)
   })
 })
 

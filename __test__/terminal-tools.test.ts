@@ -81,7 +81,7 @@ describe('pty_exec', () => {
     expect(echo.output).toBe('$HOME * a  b\n')
     const reply = await r.respond('pty_exec', { command: 'sh', args: ['-c', 'exit 2'] })
     expect(reply.isError).toBe(true)
-    expect(reply.text).toMatch(/^\(no output\)\n\[exited with code 2 after \d+(\.\d)? m?s\]$/)
+    expect(reply.text).toMatch(/^\(no output\)\n\[exited 2 after \d+(\.\d)? m?s\]$/)
     // A finished exec leaves no session behind.
     expect(r.list()).toEqual([])
   })
@@ -154,10 +154,11 @@ describe('pty_start, pty_read, pty_send', () => {
     const end = tail.cursor
     expect(first.cursor).toBeLessThanOrEqual(end)
     const none = await r.call('pty_read', { id: s.id, since: end })
-    expect(none).toMatchObject({ output: '', cursor: end, status: 'running' })
-    expect(await r.respond('pty_read', { id: s.id, since: end })).toMatchObject({ text: `(no new output)\n[session pty1: running] [cursor: ${end}]` })
+    // The shell waits in its read: running, and waiting for a line.
+    expect(none).toMatchObject({ output: '', cursor: end, status: 'running', inputKind: 'line' })
+    expect(await r.respond('pty_read', { id: s.id, since: end })).toMatchObject({ text: `(no new output)\n[session pty1: waiting for input (line)] [cursor: ${end}]` })
     const sent = await r.call('pty_send', { id: s.id, input: 'go<enter>' })
-    expect(sent).toEqual({ id: 'pty1', bytes: 3, cursor: end })
+    expect(sent).toEqual({ id: 'pty1', bytes: 3, characters: 2, echoOff: false, cursor: end })
     const answer = await r.call('pty_read', { id: s.id, since: sent.cursor, wait_ms: 5000 })
     expect(answer.output).toContain('after go')
     await expect(r.call('pty_read', { id: s.id, since: answer.cursor + 100 })).rejects.toMatchObject({
@@ -199,8 +200,9 @@ describe('pty_start, pty_read, pty_send', () => {
     // respond() sends the screen as a lean view: whole the first time, then what changed.
     const reply = await r.respond('pty_read', { id: s.id, screen: true })
     expect(reply.text).toMatch(/^\[screen of pty1\]\n\[full view \d+, 80x24, cursor 23,\d+, alternate screen\]\nrow 24\n/)
-    expect(reply.text).toMatch(/\n\[session pty1: running\] \[cursor: \d+\]$/)
-    expect((await r.respond('pty_read', { id: s.id, screen: true })).text).toMatch(/^\[screen of pty1\]\n\[screen unchanged\]\n\[session pty1: running\]/)
+    // less reads keys: waiting for input (key).
+    expect(reply.text).toMatch(/\n\[session pty1: waiting for input \(key\)\] \[cursor: \d+\]$/)
+    expect((await r.respond('pty_read', { id: s.id, screen: true })).text).toMatch(/^\[screen of pty1\]\n\[screen unchanged\]\n\[session pty1: waiting for input \(key\)\]/)
     await r.call('pty_send', { id: s.id, input: 'q' })
     await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id, wait_ms: 500 })).status).toBe('exited'), { timeout: 10000 })
   })
@@ -213,6 +215,7 @@ describe('pty_start, pty_read, pty_send', () => {
     expect(await r.call('pty_stop', { id: s.id })).toEqual({
       id: 'pty1',
       status: 'exited',
+      inputKind: null,
       exitCode: 0,
       signal: null,
       runtimeMs: expect.any(Number),
@@ -233,11 +236,11 @@ describe('pty_start, pty_read, pty_send', () => {
     const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'echo one; echo two; exit 3'] })
     await vi.waitFor(() => expect(r.list()).toMatchObject([{ id: s.id, state: 'error', exitCode: 3 }]))
     // Listed as exited, with how long it ran; a list is not a read.
-    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited with code 3 after \d+(\.\d)? m?s; sh -c echo one; echo two; exit 3; pid \d+; cursor \d+$/)
-    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited with code 3/)
+    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited 3 after \d+(\.\d)? m?s; sh -c echo one; echo two; exit 3; pid \d+; cursor \d+$/)
+    expect((await r.respond('pty_list', {})).text).toMatch(/^pty1: exited 3/)
     // The read that reports the exit: the end of the output, the exit, the runtime.
     const reply = await r.respond('pty_read', { id: s.id, tail: 1 })
-    expect(reply.text).toMatch(/^two\n\[pty1 ran \d+(\.\d)? m?s; the session is removed now that its exit was read\]\n\[session pty1: exited with code 3\] \[cursor: \d+\]$/)
+    expect(reply.text).toMatch(/^two\n\[pty1 ran \d+(\.\d)? m?s; the session is removed now that its exit was read\]\n\[session pty1: exited 3\] \[cursor: \d+\]$/)
     expect(reply.result).toMatchObject({ status: 'exited', exitCode: 3, runtimeMs: expect.any(Number), leftovers: [] })
     expect(r.list()).toEqual([])
     expect((await r.respond('pty_list', {})).text).toBe('No terminal sessions.')
@@ -258,6 +261,91 @@ describe('pty_start, pty_read, pty_send', () => {
       code: 'ERR_UNKNOWN_HANDLE',
       message: 'no terminal session "pty1" any more: pty1 (true) exited with code 0 and was removed (nobody read it within 200 ms of its exit)',
     })
+  })
+})
+
+describe('waits: a program waiting for input, exiting, or working silently', () => {
+  /** The state line a reply ends with. */
+  const stateLine = (text: string) => /\[session pty\d+: ([^\]]+)\] \[cursor: \d+\]$/.exec(text)?.[1]
+
+  it('pty_exec returns as soon as the program waits for a password, not after timeout_ms; the password is never shown', async () => {
+    const events: ToolEvent[] = []
+    const r = withTools({}, { onEvent: (e: ToolEvent) => events.push(e) })
+    const script = 'echo start; sleep 1; printf "Password: "; stty -echo; read p; stty echo; echo; echo "got ${#p} characters"'
+    const result = await r.call('pty_exec', { command: 'sh', args: ['-c', script], timeout_ms: 20000 })
+    expect(result).toMatchObject({ id: 'pty1', status: 'running', reason: 'input', inputKind: 'password', timedOut: false })
+    expect(result.output).toBe('start\nPassword: ')
+    const listed = await r.respond('pty_list', {})
+    expect(listed.text).toMatch(/^pty1: waiting for input \(password\); sh -c/)
+    // The reply says what the program waits for and how to answer.
+    const read = await r.respond('pty_read', { id: 'pty1' })
+    expect(stateLine(read.text)).toBe('waiting for input (password)')
+    const sent = await r.respond('pty_send', { id: 'pty1', input: 'hunter2<enter>', wait_ms: 10000 })
+    expect(sent.result).toMatchObject({ bytes: 8, characters: 7, echoOff: true, answer: { status: 'exited', exitCode: 0, reason: 'exit' } })
+    expect((sent.result as { answer: { output: string } }).answer.output).toBe('\ngot 7 characters\n')
+    expect(sent.text).toMatch(/^\[sent 7 characters, not shown: the program had echo off\]\n\ngot 7 characters\n/)
+    expect(sent.text).toMatch(/\[session pty1: exited 0\] \[cursor: \d+\]$/)
+    // Not in a reply, nor in the output the events carried.
+    const output = events.filter((e) => e.type === 'output').map((e) => (e as { chunk: string }).chunk).join('')
+    expect(output).toContain('Password: ')
+    expect(JSON.stringify([result, listed, read, sent, output])).not.toContain('hunter2')
+  })
+
+  it('pty_exec of a program that asks a question: its output so far, waiting for input (line), and a way to answer', async () => {
+    const r = withTools()
+    const reply = await r.respond('pty_exec', { command: 'sh', args: ['-c', 'echo checking; sleep 1; printf "Go on? [y/N] "; read a; echo "answer: $a"'] })
+    expect(reply.isError).toBe(false)
+    expect(reply.text).toMatch(/^checking\nGo on\? \[y\/N\] \n\[waiting for input \(line\): it keeps running as session pty1; answer with pty_send \{"id":"pty1","input":"\.\.\.<enter>","wait_ms":5000\}/)
+    expect(stateLine(reply.text)).toBe('waiting for input (line)')
+    const answer = await r.call('pty_send', { id: 'pty1', input: 'y<enter>', wait_ms: 10000 })
+    expect(answer).toMatchObject({ id: 'pty1', bytes: 2, characters: 1, echoOff: false })
+    expect(answer.answer).toMatchObject({ status: 'exited', exitCode: 0, reason: 'exit', inputKind: null })
+    // The terminal's echo, then the program's answer.
+    expect(answer.answer!.output).toBe('y\nanswer: y\n')
+  })
+
+  it('pty_read with wait_ms after a delayed input(): the prompt, not only the echo of the typed line', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'python3', args: ['-q'], wait_ms: 10000 })
+    expect(s).toMatchObject({ reason: 'input', inputKind: expect.stringMatching(/^(line|key)$/) })
+    expect(s.output).toContain('>>> ')
+    const sent = await r.call('pty_send', { id: s.id, input: 'import time; time.sleep(1); x = input("name? ")<enter>' })
+    const read = await r.call('pty_read', { id: s.id, since: sent.cursor, wait_ms: 10000 })
+    expect(read).toMatchObject({ reason: 'input', status: 'running', inputKind: expect.stringMatching(/^(line|key)$/) })
+    expect(read.output).toMatch(/x = input\("name\? "\)\nname\? $/)
+  })
+
+  it('a silent computation is running, not waiting: pty_read waits it out and reports the exit', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'python3', args: ['-c', 'import time; time.sleep(3); print("result: 42")'] })
+    const early = await r.respond('pty_read', { id: s.id, wait_ms: 1000 })
+    expect(stateLine(early.text)).toBe('running')
+    const waited = await r.call('pty_read', { id: s.id, wait_ms: 1000 })
+    expect(waited).toMatchObject({ status: 'running', inputKind: null, reason: 'timeout', output: '' })
+    const done = await r.call('pty_read', { id: s.id, wait_ms: 20000 })
+    expect(done).toMatchObject({ status: 'exited', exitCode: 0, reason: 'exit', output: 'result: 42\n' })
+  })
+
+  it('pty_send with wait_ms: the echo is not the answer; a slow step after it is waited for', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'read x; sleep 1.5; echo "done $x"; read y'] })
+    const answer = await r.call('pty_send', { id: s.id, input: 'go<enter>', wait_ms: 20000 })
+    expect(answer.answer).toMatchObject({ reason: 'input', status: 'running', inputKind: 'line' })
+    expect(answer.answer!.output).toBe('go\ndone go\n')
+    // Without wait_ms, the reply points at pty_read.
+    expect((await r.respond('pty_send', { id: s.id, input: 'bye<enter>' })).text).toMatch(/^Sent 4 bytes to pty1\. Read the answer with pty_read/)
+  })
+
+  it('a program that prints and goes on without reading the terminal (a server): the wait ends after a quiet pause', async () => {
+    const r = withTools()
+    const reply = await r.respond('pty_start', {
+      command: 'python3',
+      args: ['-c', 'import time; print("listening on :8080", flush=True); time.sleep(60)'],
+      wait_ms: 20000,
+    })
+    expect(reply.text).toMatch(/^Started session pty1: python3 -c .*\nlistening on :8080\n\[session pty1: running\] \[cursor: \d+\]$/)
+    const typed = await r.call('pty_read', { id: 'pty1', wait_ms: 20000 })
+    expect(typed).toMatchObject({ reason: 'quiet', status: 'running', inputKind: null })
   })
 })
 
@@ -395,7 +483,7 @@ describe('respond() and a model that gets the fields wrong', () => {
       if (reply.isError) {
         errors++
         // Every error reply names what was wrong.
-        expect(reply.text).toMatch(/^(Error: |\[h\d+ failed: |\(no output\)|[\s\S]*\[exited with code)/)
+        expect(reply.text).toMatch(/^(Error: |\[h\d+ failed: |\(no output\)|[\s\S]*\[exited -?\d+\]$)/)
       }
     }
     expect(calls).toBe(300)

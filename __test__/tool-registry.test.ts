@@ -225,6 +225,52 @@ describe('a Python REPL tool', () => {
   })
 })
 
+describe('waits: why a call returned, and what the program waits for', () => {
+  const sh: InteractiveTool = {
+    name: 'sh',
+    commands: [{ name: 'run', program: ['sh', '-c'], acceptsInput: true, settleMs: 3000 }],
+  }
+
+  it('git add -p: each prompt ends the wait at once (input, line), the last answer ends it at the exit', async () => {
+    const { dir } = repoWithTwoHunks()
+    process.env.HOME = dir
+    registry = new ToolRegistry({ cwd: dir })
+    registry.register(gitTool())
+    const spawned = await registry.call('git', { action: 'spawn', command: 'stage' })
+    expect(spawned).toMatchObject({ state: 'running', inputKind: 'line', reason: 'input' })
+    const yes = await registry.call('git', { action: 'apply', id: spawned.id, input: 'y<enter>' })
+    expect(yes).toMatchObject({ state: 'running', inputKind: 'line', reason: 'input' })
+    expect(running(yes)).toContain('line 28, second change')
+    const no = await registry.call('git', { action: 'apply', id: spawned.id, input: 'n<enter>' })
+    expect(no).toMatchObject({ state: 'stopped', reason: 'exit', result: { ok: true } })
+  })
+
+  it('a password prompt is input of kind password; a long settleMs does not hold a call once the program waits', async () => {
+    registry = new ToolRegistry()
+    registry.register(sh)
+    const prompt = await registry.respond('sh', { action: 'spawn', command: 'run', args: ['printf "Password: "; stty -echo; read p; stty echo; echo; echo "${#p} characters"; read q'] })
+    expect(prompt.state).toMatchObject({ state: 'running', inputKind: 'password', reason: 'input' })
+    expect(prompt.text).toBe('[h1 waiting for input (password)]\n[full view 1, 80x24, cursor 0,10]\nPassword:')
+    // settleMs is 3000: the answer comes back because the program waits again, not after a quiet period.
+    const answered = await registry.call('sh', { action: 'apply', id: 'h1', input: 'hunter2<enter>' })
+    expect(answered).toMatchObject({ state: 'running', inputKind: 'line', reason: 'input' })
+    expect(running(answered)).toBe('Password:\n7 characters')
+  })
+
+  it('a program that prints and works on without reading its terminal: quiet, running; wait() past its cap: timeout', async () => {
+    registry = new ToolRegistry()
+    registry.register({ name: 'sh', commands: [{ name: 'run', program: ['sh', '-c'], settleMs: 200 }] })
+    const busy = await registry.call('sh', { action: 'spawn', command: 'run', args: ['echo working; sleep 30'] })
+    expect(busy).toMatchObject({ state: 'running', inputKind: null, reason: 'quiet', content: 'working' })
+    const waited = await registry.wait(busy.id, { timeoutMs: 300 })
+    expect(waited).toMatchObject({ state: 'running', inputKind: null, reason: 'timeout' })
+    const done = await registry.call('sh', { action: 'spawn', command: 'run', args: ['echo done'] })
+    expect(done).toMatchObject({ state: 'stopped', reason: 'exit', result: { ok: true, content: 'done' } })
+    const aborted = await registry.call('sh', { action: 'abort', id: busy.id })
+    expect(aborted).toMatchObject({ state: 'stopped', reason: 'exit' })
+  })
+})
+
 describe('errors', () => {
   it('unknown tool, unknown id, no-input apply, apply after stop and malformed input are coded errors', async () => {
     const { dir } = repoWithTwoHunks()
@@ -336,7 +382,7 @@ describe('respond()', () => {
     registry = new ToolRegistry()
     registry.register(sh)
     const prompt = await registry.respond('sh', { action: 'spawn', command: 'run', args: ['printf "name? "; read n; echo "hi $n"; exit 3'] })
-    expect(prompt.text).toBe('[h1 running]\n[full view 1, 80x24, cursor 0,6]\nname?')
+    expect(prompt.text).toBe('[h1 waiting for input (line)]\n[full view 1, 80x24, cursor 0,6]\nname?')
     const failed = await registry.respond('sh', { action: 'apply', id: 'h1', input: 'bob<enter>' })
     expect(failed.isError).toBe(true)
     expect(failed.state).toMatchObject({ state: 'stopped', result: { ok: false } })

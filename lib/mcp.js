@@ -493,7 +493,9 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
   if (options.terminal) {
     lines.push(
       'Terminal tools: pty_exec runs a program to completion; pty_start starts a session that pty_read, ' +
-        'pty_send and pty_stop work on (pty_list lists them). Programs run without a shell: command is the program, args its arguments.',
+        'pty_send and pty_stop work on (pty_list lists them). Programs run without a shell: command is the program, args its arguments. ' +
+        'Replies end with the session state: running, waiting for input (line, password or key: answer with pty_send), or exited N; ' +
+        'pty_exec returns as soon as its program waits for input, and pty_send with wait_ms returns the answer.',
     )
   }
   if (registry.names().some((n) => !n.startsWith('pty_'))) {

@@ -193,7 +193,9 @@ class Replies {
         screen = null
       }
       const full = Boolean(options && options.full)
-      return { text: `[${id} running]\n${this.renderContent(id, state, { screen, full })}`, isError: false, state }
+      // What the program waits for, when it does (a prompt, a password, keys): the model answers with apply.
+      const what = state.inputKind ? `waiting for input (${state.inputKind})` : 'running'
+      return { text: `[${id} ${what}]\n${this.renderContent(id, state, { screen, full })}`, isError: false, state }
     }
     const { result } = state
     if (result.ok) {

@@ -198,6 +198,13 @@ export interface PtyStartInput {
   cwd?: string | null
   /** A label shown by pty_list. */
   title?: string | null
+  /**
+   * Wait up to this long for the program's first output (at most `maxWaitMs`), as `pty_read`'s
+   * `wait_ms` waits; the result then has the output and `reason`.
+   */
+  wait_ms?: number | null
+  /** With `wait_ms`: the most characters of output to return (200 or more). @default the set's `maxOutputChars` */
+  max_chars?: number | null
 }
 /** `pty_read` input. */
 export interface PtyReadInput {
@@ -206,7 +213,11 @@ export interface PtyReadInput {
   since?: number | null
   /** Only the last this many lines. */
   tail?: number | null
-  /** Wait up to this long for new output first (at most `maxWaitMs`). */
+  /**
+   * Wait up to this long for the program first (at most `maxWaitMs`): the wait ends at once when
+   * it waits for input or exits, else once its output (not the echo of the last `pty_send`) is
+   * followed by 1 s without output, or after `wait_ms` (`reason`).
+   */
   wait_ms?: number | null
   /** The current screen instead of the output. */
   screen?: boolean | null
@@ -223,6 +234,10 @@ export interface PtyReadInput {
 export interface PtySendInput {
   id: string
   input: string
+  /** Wait up to this long for the answer, as `pty_read`'s `wait_ms` (at most `maxWaitMs`); the result then has it in `answer`. */
+  wait_ms?: number | null
+  /** With `wait_ms`: the most characters of the answer to return (200 or more). @default the set's `maxOutputChars` */
+  max_chars?: number | null
 }
 /** `pty_stop` input. */
 export interface PtyStopInput {
@@ -253,6 +268,13 @@ export interface TerminalStatus {
   /** The session id (`'pty1'`, ...). */
   id: string
   status: 'running' | 'exited'
+  /**
+   * While it runs: what the program waits for when it is blocked reading the terminal —
+   * `'line'` (a prompt, echo on), `'password'` (echo off), `'key'` (raw mode: a full-screen program,
+   * a menu, a line editor) — or null (working, or exited). The replies' state line says `running`,
+   * `waiting for input (KIND)` or `exited N`.
+   */
+  inputKind: 'line' | 'password' | 'key' | null
   exitCode: number | null
   /** The signal that ended it (`'SIGTERM'`), or null. */
   signal: string | null
@@ -267,6 +289,12 @@ export interface TerminalStatus {
   /** What a person did in the live panel since the last reply (null: nothing; never set in pty_list). */
   person: PersonReport | null
 }
+
+/**
+ * Why a wait of a terminal tool ended: the program waits for input, exited, paused its output
+ * after answering (`'quiet'`, `wait_ms` only), or the time ran out.
+ */
+export type TerminalWaitReason = 'input' | 'exit' | 'quiet' | 'timeout'
 
 /** Output in a result: the text since the cursor asked for, inline or spilled to a file. */
 export interface TerminalOutput {
@@ -288,10 +316,13 @@ export interface TerminalOutput {
 }
 
 /**
- * `pty_exec`: the program's exit and output; or, when it did not finish within `timeout_ms`
- * (`timedOut`), the output so far and the id of the session it keeps running in.
+ * `pty_exec`: the program's exit and output; or, when it waits for input (`reason: 'input'`,
+ * `inputKind` set) or did not finish within `timeout_ms` (`timedOut`), the output so far and the
+ * id of the session it keeps running in.
  */
 export interface PtyExecResult extends TerminalStatus, TerminalOutput {
+  /** `'exit'`, `'input'` or `'timeout'`. */
+  reason: TerminalWaitReason
   timedOut: boolean
   /** The timeout that applied. */
   timeoutMs: number
@@ -310,25 +341,41 @@ export interface TerminalSessionInfo extends TerminalStatus {
   /** A person holds it in the live panel. */
   personHolding: boolean
 }
-/** `pty_start`: the new session. */
-export type PtyStartResult = TerminalSessionInfo
+/** `pty_start`: the new session; with `wait_ms`, its output so far and why the wait ended. */
+export type PtyStartResult = TerminalSessionInfo & Partial<TerminalOutput> & { reason?: TerminalWaitReason }
 /** `pty_read` without `screen`: the output (`since`, `tail`). */
 export interface PtyOutputResult extends TerminalStatus, TerminalOutput {
+  /** With `wait_ms`: why the wait ended. */
+  reason?: TerminalWaitReason
   screen?: undefined
 }
 /** `pty_read { screen: true }`: the screen. */
 export interface PtyScreenResult extends TerminalStatus {
+  /** With `wait_ms`: why the wait ended. */
+  reason?: TerminalWaitReason
   /** The end of the output so far. */
   cursor: number
   screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
 }
 /** `pty_read`: the output, or with `screen: true` the screen. */
 export type PtyReadResult = PtyOutputResult | PtyScreenResult
-/** `pty_send`: bytes written, and the cursor of the output before them (read the answer from it). */
+/**
+ * `pty_send`: bytes written, and the cursor of the output before them (read the answer from it);
+ * with `wait_ms`, the answer.
+ */
 export interface PtySendResult {
   id: string
   bytes: number
+  /** Characters typed, named keys not counted. */
+  characters: number
+  /**
+   * The program had echo off (a password prompt): the input is kept nowhere and no reply shows it
+   * (`respond()` says "sent N characters, not shown: the program had echo off").
+   */
+  echoOff: boolean
   cursor: number
+  /** With `wait_ms`: the output after the input (from `cursor`), the state after the wait, and why it ended. */
+  answer?: TerminalStatus & TerminalOutput & { reason: TerminalWaitReason }
 }
 /** `pty_list`. */
 export interface PtyListResult {

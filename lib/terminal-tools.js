@@ -48,6 +48,7 @@ const path = require('node:path')
 const { codedError, describe, invalidArg } = require('./errors.js')
 const { jsonValue, own } = require('./args.js')
 const { kWriteInput, kSpawnUnref } = require('./common.js')
+const waits = require('./terminal-waits.js')
 
 const kToolSet = Symbol('ptypilot.toolSet')
 
@@ -70,8 +71,6 @@ const SPILL_TAIL_LINES = 150
 /** Characters of a spilled output shown inline at most, head and tail. */
 const SPILL_HEAD_CHARS = 8000
 const SPILL_TAIL_CHARS = 16000
-/** Quiet period that ends a pty_read wait once output came. */
-const READ_QUIET_MS = 100
 /** The smallest `max_chars` a call may ask for. */
 const MIN_MAX_CHARS = 200
 /**
@@ -107,6 +106,27 @@ const ARGS_FIELD = {
   description: 'Arguments, one per element (no shell: no quoting, globs, pipes or redirections).',
 }
 
+/** What the state in a reply means, for the descriptions. */
+const STATES =
+  'States: "running" (working; more output may come), "waiting for input (line)" (a prompt: type a line ending with <enter>), ' +
+  '"waiting for input (password)" (echo is off: what you type is not shown), "waiting for input (key)" (a full-screen ' +
+  'program, menu or line editor reading keys), "exited N" (finished with exit code N).'
+
+/** When a wait_ms wait ends, for the descriptions. */
+const WAIT_ENDS =
+  'it returns at once when the program waits for input or exits, else ' +
+  `${waits.ANSWER_QUIET_MS / 1000} s after its output stops (the echo of your typing does not count), or after wait_ms.`
+
+/** A `wait_ms` field. */
+function waitField(limits, what) {
+  return {
+    type: 'integer',
+    minimum: 0,
+    maximum: limits.maxWaitMs,
+    description: `Wait up to this many ms ${what} (at most ${limits.maxWaitMs}); it ends early when the program waits for input or exits.`,
+  }
+}
+
 /** The six tools: name, permission class, description, input fields. */
 function toolSpecs(limits) {
   return [
@@ -118,6 +138,8 @@ function toolSpecs(limits) {
         'Run a program in a terminal and wait for it to finish; returns its exit code and output. ' +
         'The program runs directly, without a shell: put the executable in command and each argument in args ' +
         '(["install"], not "npm install"); for shell syntax run command "sh" with args ["-c", "..."]. ' +
+        'If it stops to wait for input (a question, a password, a menu) you get the output so far at once, with ' +
+        '"waiting for input (line|password|key)" and a session id: answer with pty_send, or stop it with pty_stop. ' +
         `If it does not finish within timeout_ms (default ${limits.defaultTimeoutMs}, at most ${limits.maxTimeoutMs}) ` +
         'you get the output so far and a session id: it keeps running, follow it with pty_read or stop it with pty_stop. ' +
         `Output over ${limits.maxOutputLines} lines, ${limits.maxOutputBytes} bytes or max_chars characters is written to a file whose path is given, ` +
@@ -143,7 +165,8 @@ function toolSpecs(limits) {
       title: 'Start a terminal session',
       description:
         'Start a long-running program (a dev server, a REPL, a watcher, an interactive program) in a terminal ' +
-        'session and return its id at once. Run without a shell, as pty_exec. Then read its output with pty_read, ' +
+        'session and return its id. Run without a shell, as pty_exec. With wait_ms the reply also has its first output, ' +
+        'as pty_read with wait_ms gives it. Then read its output with pty_read, ' +
         'type into it with pty_send and stop it with pty_stop. Each call starts a new process: check pty_list first ' +
         'for a session that already runs.',
       fields: {
@@ -151,6 +174,8 @@ function toolSpecs(limits) {
         args: ARGS_FIELD,
         cwd: { type: 'string', description: 'Working directory (relative to the default one); default: the default one.' },
         title: { type: 'string', description: 'A label for the session, shown by pty_list.' },
+        wait_ms: waitField(limits, 'for its first output'),
+        max_chars: maxCharsField(limits),
       },
       required: ['command'],
     },
@@ -161,20 +186,15 @@ function toolSpecs(limits) {
       description:
         'Read the output of a session, stripped of terminal escapes. Without since: the output from the start ' +
         '(tail limits it to the last lines); with since: only the output after that cursor. Every reply ends with ' +
-        'the session state (running, or exited with its code) and the new cursor: pass it as since next time so ' +
-        `you only get new output. wait_ms (at most ${limits.maxWaitMs}) waits for new output first (500-2000 to poll). ` +
+        `the session state and the new cursor: pass it as since next time so you only get new output. ${STATES} ` +
+        `wait_ms (at most ${limits.maxWaitMs}) waits for the program first: ${WAIT_ENDS} ` +
         'screen: true returns the current screen instead, for full-screen programs (vim, less, top, menus). ' +
         'A session that exited stays readable until one read reports its exit (with its runtime and the processes it left running).',
       fields: {
         id: ID_FIELD,
         since: { type: 'integer', minimum: 0, description: 'The cursor of the previous read: only output after it.' },
         tail: { type: 'integer', minimum: 1, description: 'Only the last this many lines (useful on a first read).' },
-        wait_ms: {
-          type: 'integer',
-          minimum: 0,
-          maximum: limits.maxWaitMs,
-          description: `Wait up to this many ms for new output before reading (at most ${limits.maxWaitMs}).`,
-        },
+        wait_ms: waitField(limits, 'for new output before reading'),
         screen: { type: 'boolean', description: 'Return the current screen (rows as shown, with the cursor) instead of the output.' },
         full: {
           type: 'boolean',
@@ -196,11 +216,14 @@ function toolSpecs(limits) {
         'Type into a running session. End a line with <enter> (or \\r) to submit it. Named keys go in angle ' +
         'brackets: <enter>, <tab>, <esc>, <backspace>, <up>, <down>, <left>, <right>, <pageup>, <pagedown>, ' +
         '<ctrl+c> (interrupt), <ctrl+d> (end of input), <ctrl+z>, <alt+x>, <f1>…<f12>; raw control characters ' +
-        'work too. Write <lt> for a literal "<" before a key name. Then read the answer with pty_read (the reply ' +
-        'gives the cursor to read from).',
+        'work too. Write <lt> for a literal "<" before a key name. With wait_ms the reply has the answer: the output ' +
+        `after the input and the session state (${WAIT_ENDS}) Without it, read the answer with pty_read from the cursor ` +
+        'the reply gives. Input typed while the program has echo off (a password) is never shown in any reply.',
       fields: {
         id: ID_FIELD,
         input: { type: 'string', description: 'Text and named keys to type, e.g. "print(1+1)<enter>" or "<ctrl+c>".' },
+        wait_ms: waitField(limits, 'for the answer'),
+        max_chars: maxCharsField(limits),
       },
       required: ['id', 'input'],
     },
@@ -208,7 +231,7 @@ function toolSpecs(limits) {
       name: 'pty_list',
       permission: 'read',
       title: 'List terminal sessions',
-      description: 'List the terminal sessions: id, state (running or exited with its code), program, title, pid and output cursor.',
+      description: 'List the terminal sessions: id, state (running, waiting for input, or exited with its code), program, title, pid and output cursor.',
       fields: {},
       required: [],
     },
@@ -1060,10 +1083,10 @@ class TerminalSessions {
       await Promise.resolve()
     }
     const output = s.pty.read({ tail: 200 }).text
-    if (s.exit === null) return { id, state: 'running', content: output }
-    if (s.exit.exitCode === 0 || s.stopped) return { id, state: 'stopped', result: { ok: true, content: output } }
+    if (s.exit === null) return { id, state: 'running', content: output, inputKind: waits.waitingKind(s.pty), reason: 'timeout' }
+    if (s.exit.exitCode === 0 || s.stopped) return { id, state: 'stopped', result: { ok: true, content: output }, reason: 'exit' }
     const trace = output.split('\n').filter((l) => l.trim() !== '').slice(-20)
-    return { id, state: 'stopped', result: { ok: false, error: { message: describeExit(s.exit, true), trace, transient: false } } }
+    return { id, state: 'stopped', result: { ok: false, error: { message: describeExit(s.exit, true), trace, transient: false } }, reason: 'exit' }
   }
 
   /** Stops every session (the whole tree of each) and waits for them. */
@@ -1155,6 +1178,8 @@ class TerminalSessions {
       size: { cols: this.#opts.cols, rows: this.#opts.rows },
       /** What it waits for, as the panel shows it ('line' | 'password' | 'key'), while pages watch; else null. */
       inputKind: null,
+      /** The model's last input (`{ text, cursor }`; text '' when echo was off): its echo is not the program's answer. */
+      typed: null,
     }
     this.#sessions.set(id, s)
     if (this.#watching !== null) this.#watchInput(s, this.#watching.signal)
@@ -1211,26 +1236,39 @@ class TerminalSessions {
     // The schema's maximum is the set's maxTimeoutMs (checked by readInput).
     const timeoutMs = fields.timeout_ms ?? this.#opts.defaultTimeoutMs
     const s = this.#spawn(this.#tools.get('pty_exec'), fields)
-    let timer
-    const timedOut = await Promise.race([
-      s.pty.exited.then(() => false),
-      new Promise((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
-    ])
-    clearTimeout(timer)
-    if (!timedOut) {
+    // Until the exit, or the program waits for input (a prompt it would wait at until timeout_ms).
+    const reason = await waits.untilExitOrInput(s.pty, timeoutMs)
+    if (reason === 'exit') {
       await held(s.settled)
       const out = this.#output(s, s.pty.read(), fields.max_chars)
-      const result = { ...this.#status(s), timedOut: false, timeoutMs, ...out }
+      const result = { ...this.#status(s), reason, timedOut: false, timeoutMs, ...out }
       this.#afterExitRead(s)
       return result
     }
+    // The state first, then the output: output between the two is read next time, never lost.
+    const status = this.#status(s)
     const out = this.#output(s, s.pty.read(), fields.max_chars)
-    return { ...this.#status(s), timedOut: true, timeoutMs, ...out }
+    return { ...status, reason, timedOut: reason === 'timeout', timeoutMs, ...out }
   }
 
   async #start(fields) {
     const s = this.#spawn(this.#tools.get('pty_start'), fields)
-    return this.#describe(s)
+    const waitMs = fields.wait_ms ?? 0
+    if (waitMs === 0) return this.#describe(s)
+    const reason = await this.#waitAnswer(s, 0, waitMs)
+    const result = { ...this.#describe(s), reason, ...this.#output(s, s.pty.read(), fields.max_chars) }
+    this.#afterExitRead(s)
+    return result
+  }
+
+  /**
+   * Waits for the program's answer after output position `from` (see
+   * lib/terminal-waits.js); the reason, once an exit is known with its left-overs.
+   */
+  async #waitAnswer(s, from, ms) {
+    const reason = await waits.untilAnswer(s.pty, { from, ms, typed: s.typed })
+    if (!s.pty.running) await held(s.settled)
+    return reason
   }
 
   async #read(fields) {
@@ -1241,16 +1279,19 @@ class TerminalSessions {
     if (since !== undefined && since > end) {
       throw invalidInput(`input.since ${since} is past the end of ${s.id}'s output (its cursor is ${end}); use the cursor of your last read`)
     }
-    if (waitMs > 0 && s.exit === null) await this.#waitOutput(s, since ?? end, waitMs, since === undefined && end > 0)
+    // Without since, output already there is the answer: only its quiet pause is waited for.
+    const reason = waitMs > 0 ? await this.#waitAnswer(s, since ?? 0, waitMs) : undefined
     // An exit is reported with what the program left running.
     if (!s.pty.running) await held(s.settled)
     if (fields.screen === true) {
-      // The cursor first: output arriving between the two calls is then on
+      // The state, then the cursor: output arriving between the calls is then on
       // the screen and after the cursor (read again), never in neither.
+      const status = this.#status(s)
       const read = s.pty.read({ tail: 0 })
       const screen = s.pty.screen()
       const result = {
-        ...this.#status(s),
+        ...status,
+        ...(reason !== undefined && { reason }),
         screen: {
           text: screen.text,
           lines: screen.lines,
@@ -1265,8 +1306,9 @@ class TerminalSessions {
       this.#afterExitRead(s)
       return result
     }
+    const status = this.#status(s)
     const read = s.pty.read({ since, tail })
-    const result = { ...this.#status(s), ...this.#output(s, read, fields.max_chars) }
+    const result = { ...status, ...(reason !== undefined && { reason }), ...this.#output(s, read, fields.max_chars) }
     this.#afterExitRead(s)
     return result
   }
@@ -1279,27 +1321,6 @@ class TerminalSessions {
     if (s.exit === null) return
     if (s.leftovers.some((l) => l.proc.status() === 'running')) return
     this.#forget(s, 'its exit was reported')
-  }
-
-  /** Waits until output after `from` came (then a quiet period), the program exited, or `ms` passed. */
-  async #waitOutput(s, from, ms, already) {
-    const deadline = Date.now() + ms
-    if (!already) {
-      try {
-        await s.pty.waitFor(/[\s\S]/, { since: from, in: 'output', timeoutMs: ms })
-      } catch (err) {
-        if (err.code !== 'ERR_TIMEOUT' && err.code !== 'ERR_NOT_RUNNING') throw err
-        return
-      }
-    }
-    const left = deadline - Date.now()
-    if (left > 0 && s.pty.running) {
-      try {
-        await s.pty.waitForSettle({ quietMs: Math.min(READ_QUIET_MS, left), timeoutMs: left })
-      } catch (err) {
-        if (err.code !== 'ERR_NOT_RUNNING') throw err
-      }
-    }
   }
 
   async #send(fields) {
@@ -1320,16 +1341,27 @@ class TerminalSessions {
     }
     if (fields.input === '') throw invalidInput('input.input is empty; nothing to send')
     const cursor = s.pty.read({ tail: 0 }).cursor
-    let bytes
+    let written
     try {
-      ;({ bytes } = s.pty[kWriteInput](fields.input))
+      written = s.pty[kWriteInput](fields.input)
     } catch (err) {
       if (err.code === 'ERR_NOT_RUNNING') {
         throw codedError('ERR_NOT_RUNNING', `session ${s.id} has exited; the input was not sent. Read its output with pty_read`)
       }
       throw err
     }
-    return { id: s.id, bytes, cursor }
+    // The session says whether the terminal had echo off when the input went in (a password):
+    // such input is kept nowhere, and no reply shows it.
+    const { bytes, hidden: echoOff } = written
+    s.typed = { text: echoOff ? '' : fields.input, cursor }
+    const sent = { id: s.id, bytes, characters: sentCharacters(fields.input), echoOff, cursor }
+    const waitMs = fields.wait_ms ?? 0
+    if (waitMs === 0) return sent
+    const reason = await this.#waitAnswer(s, cursor, waitMs)
+    const status = this.#status(s)
+    const answer = { ...status, reason, ...this.#output(s, s.pty.read({ since: cursor }), fields.max_chars) }
+    this.#afterExitRead(s)
+    return { ...sent, answer }
   }
 
   async #stop(fields) {
@@ -1390,6 +1422,7 @@ class TerminalSessions {
     return {
       id: s.id,
       status: s.exit === null ? 'running' : 'exited',
+      inputKind: s.exit === null ? waits.waitingKind(s.pty) : null,
       exitCode: s.exit === null ? null : s.exit.exitCode,
       signal: s.exit === null ? null : s.exit.signal,
       runtimeMs: s.exit === null ? null : s.finishedAt - s.startedAt,
@@ -1484,11 +1517,27 @@ function describeExit(exit, capital) {
   return capital ? text[0].toUpperCase() + text.slice(1) : text
 }
 
+/** The characters an input types, named keys not counted (`"hunter2<enter>"`: 7). */
+function sentCharacters(input) {
+  return [...waits.typedText(input)].length
+}
+
 // ---------- replies for the model ----------
 
+/** A session's state as the replies say it: `running`, `waiting for input (KIND)`, `exited N` (`killed by SIG`). */
+function stateText(r) {
+  if (r.status !== 'running') return r.signal ? `killed by ${r.signal}` : `exited ${r.exitCode}`
+  return r.inputKind ? `waiting for input (${r.inputKind})` : 'running'
+}
+
 function statusLine(r) {
-  const state = r.status === 'running' ? 'running' : describeExit({ exitCode: r.exitCode, signal: r.signal }, false)
-  return `[session ${r.id}: ${state}] [cursor: ${r.cursor}]`
+  return `[session ${r.id}: ${stateText(r)}] [cursor: ${r.cursor}]`
+}
+
+/** What an input was, as a reply may say it: never the text typed while echo was off. */
+function sentText(r) {
+  if (r.echoOff) return `sent ${r.characters} character${r.characters === 1 ? '' : 's'}, not shown: the program had echo off`
+  return `sent ${r.bytes} byte${r.bytes === 1 ? '' : 's'}`
 }
 
 function outputText(r, emptyText) {
@@ -1561,10 +1610,20 @@ function personNote(r) {
 function resultText(name, r, renderScreen) {
   switch (name) {
     case 'pty_exec': {
-      if (!r.timedOut) {
+      if (r.status === 'exited') {
         const ran = r.runtimeMs === null ? '' : ` after ${duration(r.runtimeMs)}`
         const left = r.leftovers.length > 0 ? `\n[${leftoverText(r)}]` : ''
-        return `${personNote(r)}${outputText(r, '(no output)')}${left}\n[${describeExit(r, false)}${ran}]`
+        return `${personNote(r)}${outputText(r, '(no output)')}${left}\n[${stateText(r)}${ran}]`
+      }
+      if (!r.timedOut) {
+        // It waits for input: the question is in the output; the model answers it (a line ends with <enter>).
+        const example = r.inputKind === 'key' ? '...' : '...<enter>'
+        return (
+          `${personNote(r)}${outputText(r, '(no output yet)')}\n` +
+          `[${stateText(r)}: it keeps running as session ${r.id}; answer with ` +
+          `${quoteCall('pty_send', { id: r.id, input: example, wait_ms: 5000 })} or stop it with ${quoteCall('pty_stop', { id: r.id })}]\n` +
+          statusLine(r)
+        )
       }
       return (
         `${personNote(r)}${outputText(r, '(no output yet)')}\n` +
@@ -1573,24 +1632,30 @@ function resultText(name, r, renderScreen) {
         statusLine(r)
       )
     }
-    case 'pty_start':
-      return (
-        `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}. ` +
-        `Read its output with ${quoteCall('pty_read', { id: r.id, wait_ms: 1000 })}.`
-      )
+    case 'pty_start': {
+      const started = `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}.`
+      if (r.reason !== undefined) return `${started}\n${outputText(r, '(no output yet)')}${exitNote(r)}\n${statusLine(r)}`
+      return `${started} Read its output with ${quoteCall('pty_read', { id: r.id, wait_ms: 1000 })}.`
+    }
     case 'pty_read':
       if (r.screen !== undefined) {
         // The rendered screen is a lean view: its own first line has the size, the cursor and what changed.
         return `${personNote(r)}[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}${exitNote(r)}\n${statusLine(r)}`
       }
       return `${personNote(r)}${outputText(r, '(no new output)')}${exitNote(r)}\n${statusLine(r)}`
-    case 'pty_send':
-      return `Sent ${r.bytes} byte${r.bytes === 1 ? '' : 's'} to ${r.id}. Read the answer with ${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 1000 })}.`
+    case 'pty_send': {
+      const sent = sentText(r)
+      if (r.answer !== undefined) {
+        const a = r.answer
+        return `${personNote(a)}[${sent}]\n${outputText(a, '(no output)')}${exitNote(a)}\n${statusLine(a)}`
+      }
+      return `${sent[0].toUpperCase()}${sent.slice(1)} to ${r.id}. Read the answer with ${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 1000 })}.`
+    }
     case 'pty_list':
       if (r.sessions.length === 0) return 'No terminal sessions.'
       return r.sessions
         .map((s) => {
-          let state = s.status === 'running' ? 'running' : describeExit(s, false)
+          let state = stateText(s)
           if (s.status === 'exited' && s.runtimeMs !== null) state += ` after ${duration(s.runtimeMs)}`
           if (s.leftovers.length > 0) state += `, left ${processList(s.leftovers)} running`
           if (s.personHolding) state += ', held by a person in the live panel'
@@ -1612,7 +1677,7 @@ function resultText(name, r, renderScreen) {
 
 /** Whether a result is an error for the model (a command that failed). */
 function resultIsError(name, r) {
-  return name === 'pty_exec' && !r.timedOut && r.exitCode !== 0
+  return name === 'pty_exec' && r.status === 'exited' && r.exitCode !== 0
 }
 
 /** The text the model reads for an error of a terminal tool: the message, then what to do next. */

@@ -49,6 +49,14 @@ export interface ToolError {
   transient: boolean
 }
 
+/**
+ * Why the wait of a tool call ended: the program waits for input (`'input'`: a prompt, a
+ * password, a menu — at once, from the kernel), exited (`'exit'`; also an abort and a program
+ * that could not start), its output paused for the command's `settleMs` (`'quiet'`), or the cap
+ * passed (`'timeout'`; `wait()` with `timeoutMs`).
+ */
+export type ToolWaitReason = 'input' | 'exit' | 'quiet' | 'timeout'
+
 /** What a tool call returns to the model. */
 export type ToolState =
   | {
@@ -56,12 +64,22 @@ export type ToolState =
       state: 'running'
       /** The settled screen text (terminal) or stdout so far (pipes), bounded by `maxContentChars`. */
       content: string | null
+      /**
+       * What the program waits for when it is blocked reading its terminal: `'line'` (a prompt),
+       * `'password'` (echo off), `'key'` (raw mode: a full-screen program, a menu); null while it
+       * works, and for a pipes command. `respond()` says `[h1 waiting for input (line)]`.
+       */
+      inputKind: 'line' | 'password' | 'key' | null
+      /** Why the call's wait ended. */
+      reason: ToolWaitReason
     }
   | {
       id: string
       state: 'stopped'
       /** `ok: true` for exit code 0 (and for an abort, with the last screen); otherwise the error. */
       result: { ok: true; content: string } | { ok: false; error: ToolError }
+      /** Why the call's wait ended (`'exit'`). */
+      reason: ToolWaitReason
     }
 
 /** A summary of one handle. */

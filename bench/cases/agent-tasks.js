@@ -196,11 +196,11 @@ function givenUp(run, what) {
   return new Error(`gave up after ${PATIENCE} reads waiting for ${what}`)
 }
 
-/** ptypilot's state line: `[session ID: STATE] [cursor: N]`, or a finished pty_exec's `[exited N]`. */
+/** ptypilot's state line: `[session ID: STATE] [cursor: N]`, or a finished pty_exec's `[exited N after T]`. */
 function ptyState(text) {
   const lines = [...text.matchAll(/\[session (\S+): ([^\]]+)\] \[cursor: (\d+)\]/g)]
   const last = lines[lines.length - 1]
-  const exited = /\[exited (-?\d+|\S+)\]\s*$/.exec(text)
+  const exited = /\[exited (-?\d+)(?: after [^\]]*)?\]\s*$/.exec(text)
   if (last === undefined) return exited ? { id: null, state: `exited ${exited[1]}`, cursor: null } : null
   return { id: last[1], state: last[2], cursor: Number(last[3]) }
 }

@@ -12,9 +12,15 @@
 //! [`RESPONSE_WINDOW`], and after a submitted line (input with Enter) output
 //! beyond the mere echo of what was typed — then wait for a quiet period of
 //! the command's `settleMs` (at most [`SETTLE_CAP`]). Either phase ends early
-//! when the program exits. A screen captured before the program reacted is
-//! the classic failure of agent terminal tools; the first phase is what
-//! avoids it.
+//! when the program exits, and at once when it waits for input (the
+//! session's input state: a prompt, a menu, a password); the quiet period is
+//! the fallback where nothing says so (output that stops while the program
+//! works on). A screen captured before the program reacted is the classic
+//! failure of agent terminal tools; the first phase is what avoids it.
+//!
+//! Every state a call returns says why its wait ended (`reason`: `input`,
+//! `exit`, `quiet` or `timeout`), and a `running` one what the program waits
+//! for (`inputKind`: `line`, `password`, `key`, or null while it works).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,7 +33,9 @@ use super::{CommandSpec, ToolCall, ToolSpec, truncate_middle};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::keys::{KeyModes, encode_input};
 use crate::core::screen::View;
-use crate::core::session::{self, EventSink, Exit, PipeOptions, Session, SpawnOptions};
+use crate::core::session::{
+    self, EventSink, Exit, InputEnd, PipeOptions, Session, Settled, SpawnOptions,
+};
 use crate::core::transcript::{ReadOptions, strip};
 
 /// How long a program may take to react to a spawn or an input.
@@ -345,10 +353,11 @@ impl Registry {
             ToolCall::Spawn { command, args } => self.spawn(&tool, &command, args).await,
             ToolCall::Fetch { id } => {
                 let (session, spec) = self.session_of(tool_name, &id)?;
-                if let Ok(session) = &session {
-                    settle(session, Duration::from_millis(spec.settle_ms)).await;
-                }
-                Ok(self.state_of(&id, true))
+                let reason = match &session {
+                    Ok(session) => settle(session, Duration::from_millis(spec.settle_ms)).await,
+                    Err(_) => Reason::Exit,
+                };
+                Ok(self.state_of(&id, true, reason))
             }
             ToolCall::Apply { id, input } => self.apply(tool_name, &id, &input).await,
             ToolCall::Abort { id } => {
@@ -360,7 +369,7 @@ impl Registry {
                     let _ = session.terminate(ABORT_GRACE);
                     session.wait_exit().await;
                 }
-                Ok(self.state_of(&id, true))
+                Ok(self.state_of(&id, true, Reason::Exit))
             }
         }
     }
@@ -415,11 +424,13 @@ impl Registry {
             }
             listener.wake();
         }
-        if let Ok(session) = &session {
-            react(session, 0, None).await;
-            settle(session, Duration::from_millis(spec.settle_ms)).await;
-        }
-        Ok(self.state_of(&id, true))
+        let reason = match &session {
+            Ok(session) => {
+                react_and_settle(session, 0, None, Duration::from_millis(spec.settle_ms)).await
+            }
+            Err(_) => Reason::Exit,
+        };
+        Ok(self.state_of(&id, true, reason))
     }
 
     fn spawn_options(&self, tool: &ToolSpec, spec: &CommandSpec, args: &[String]) -> SpawnOptions {
@@ -499,9 +510,10 @@ impl Registry {
         // A submitted line expects an answer beyond the echo of what was typed.
         let submitted = bytes.contains(&b'\r') || bytes.contains(&b'\n');
         let echo = submitted.then(|| typed_text(input));
-        react(&session, seq, echo.as_deref().map(|e| (cursor, e))).await;
-        settle(&session, Duration::from_millis(spec.settle_ms)).await;
-        Ok(self.state_of(id, true))
+        let echo = echo.as_deref().map(|e| (cursor, e));
+        let reason =
+            react_and_settle(&session, seq, echo, Duration::from_millis(spec.settle_ms)).await;
+        Ok(self.state_of(id, true, reason))
     }
 
     /// Waits until handle `id` stopped (or `timeout`), then returns its state
@@ -510,17 +522,20 @@ impl Registry {
         let session = self
             .with_handle(id, |h| h.session.clone())
             .ok_or_else(|| self.unknown_handle(id))?;
+        let mut reason = Reason::Exit;
         if let Ok(session) = session {
             match timeout {
                 Some(t) => {
-                    let _ = tokio::time::timeout(t, session.wait_exit()).await;
+                    if tokio::time::timeout(t, session.wait_exit()).await.is_err() {
+                        reason = Reason::Timeout;
+                    }
                 }
                 None => {
                     session.wait_exit().await;
                 }
             }
         }
-        Ok(self.state_of(id, false))
+        Ok(self.state_of(id, false, reason))
     }
 
     /// Terminates every running handle (TERM, grace, KILL) and waits for them.
@@ -628,9 +643,10 @@ impl Registry {
         unknown_handle(id, &self.lock())
     }
 
-    /// The handle's `ToolState` as JSON; `deliver` marks a stopped state as
-    /// shown to the model (the handle is then forgotten).
-    fn state_of(&self, id: &str, deliver: bool) -> Value {
+    /// The handle's `ToolState` as JSON, with the `reason` the call's wait
+    /// ended; `deliver` marks a stopped state as shown to the model (the
+    /// handle is then forgotten).
+    fn state_of(&self, id: &str, deliver: bool, reason: Reason) -> Value {
         let max = self.shared.options.max_content_chars;
         let listening = self.shared.listener.is_some();
         let mut inner = self.lock();
@@ -644,7 +660,8 @@ impl Registry {
         if deliver && state != HandleState::Running {
             handle.delivered = true;
         }
-        let value = tool_state(handle, state, max);
+        let mut value = tool_state(handle, state, max);
+        value["reason"] = json!(reason.as_str());
         if deliver && state != HandleState::Running && (!listening || handle.finished_sent) {
             inner.handles.retain(|h| h.id != id);
         }
@@ -665,7 +682,10 @@ fn tool_state(handle: &Handle, state: HandleState, max_chars: usize) -> Value {
     };
     let content = content_of(session, max_chars);
     if state == HandleState::Running {
-        return json!({ "id": handle.id, "state": "running", "content": content });
+        // What the program waits for now (one look; null while it works, and for pipes).
+        let input = session.input_state();
+        let kind = input.kind.filter(|_| input.waiting).map(|k| k.as_str());
+        return json!({ "id": handle.id, "state": "running", "content": content, "inputKind": kind });
     }
     let exit = session.exit().unwrap_or_default();
     let result = match state {
@@ -715,6 +735,63 @@ fn trace_of(session: &Session, content: &str) -> Vec<String> {
         .collect();
     let skip = lines.len().saturating_sub(50);
     lines.into_iter().skip(skip).collect()
+}
+
+/// Why a call's wait ended, as its `ToolState` says (`reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    /// The program waits for input.
+    Input,
+    /// The program exited (or could not start, or was aborted).
+    Exit,
+    /// No output came for the command's quiet period.
+    Quiet,
+    /// The wait's cap passed first.
+    Timeout,
+}
+
+impl Reason {
+    fn as_str(self) -> &'static str {
+        match self {
+            Reason::Input => "input",
+            Reason::Exit => "exit",
+            Reason::Quiet => "quiet",
+            Reason::Timeout => "timeout",
+        }
+    }
+}
+
+/// Both phases after a spawn or an input: [`react`], then (unless the
+/// program already waits for input or exited) [`settle`]. `seq`, `echo` as
+/// for [`react`].
+async fn react_and_settle(
+    session: &Session,
+    seq: u64,
+    echo: Option<(u64, &str)>,
+    quiet: Duration,
+) -> Reason {
+    // A terminal program that waits for input has reacted, with or without
+    // output: what it waits for is the answer (a pipes command is never seen waiting).
+    let waiting = async {
+        if !session.is_pty() {
+            return std::future::pending().await;
+        }
+        // After an input, only a wait that began once it was read counts.
+        let since = (seq > 0 || echo.is_some()).then_some(seq);
+        match session.wait_input(since, RESPONSE_WINDOW).await.0 {
+            InputEnd::Input => Reason::Input,
+            InputEnd::Exit => Reason::Exit,
+            InputEnd::Timeout => std::future::pending().await,
+        }
+    };
+    let reacted = tokio::select! {
+        reason = waiting => Some(reason),
+        () = react(session, seq, echo) => None,
+    };
+    match reacted {
+        Some(reason) => reason,
+        None => settle(session, quiet).await,
+    }
 }
 
 /// Phase one: wait until the program reacted — output beyond `seq` (and, for
@@ -783,9 +860,15 @@ fn typed_text(input: &str) -> String {
     out
 }
 
-/// Phase two: wait for a quiet period of `quiet` (at most [`SETTLE_CAP`]).
-async fn settle(session: &Session, quiet: Duration) {
-    session.wait_settle(quiet, SETTLE_CAP).await;
+/// Phase two: wait for a quiet period of `quiet` (at most [`SETTLE_CAP`]);
+/// it ends at once when the program waits for input.
+async fn settle(session: &Session, quiet: Duration) -> Reason {
+    match session.wait_settle(quiet, SETTLE_CAP).await {
+        Settled::Input(_) => Reason::Input,
+        Settled::Quiet => Reason::Quiet,
+        Settled::Exit => Reason::Exit,
+        Settled::Timeout => Reason::Timeout,
+    }
 }
 
 fn unknown_tool(name: &str, known: &[String]) -> Error {
