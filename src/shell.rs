@@ -25,11 +25,14 @@ use crate::error::{IntoJs, js_error};
 use crate::options::Opts;
 
 /// How a command run in a shell ended.
-#[napi(object, use_nullable = true)]
+///
+/// `exitCode` is always there (a number or `null`); `warning` only when the
+/// shell was replaced.
+#[napi(object, object_from_js = false)]
 pub struct ShellResult {
     /// The command's exit status; `null` when it was stopped (timeout, abort)
     /// or the shell was killed by a signal.
-    pub exit_code: Option<i32>,
+    pub exit_code: Either<i32, Null>,
     /// What the command printed: escape sequences stripped, `\n` line ends.
     pub output: String,
     /// `timeoutMs` ran out and the command was stopped.
@@ -38,16 +41,21 @@ pub struct ShellResult {
     pub cancelled: bool,
     /// Output beyond `maxOutputBytes` was left out of `output` (head and tail kept).
     pub truncated: bool,
+    /// Why the shell was replaced after this run (the command closed or
+    /// moved its terminal descriptors, or its end marker was lost); absent
+    /// otherwise.
+    pub warning: Option<String>,
 }
 
 impl From<RunResult> for ShellResult {
     fn from(r: RunResult) -> Self {
         ShellResult {
-            exit_code: r.exit_code,
+            exit_code: r.exit_code.map_or(Either::B(Null), Either::A),
             output: r.output,
             timed_out: r.timed_out,
             cancelled: r.cancelled,
             truncated: r.truncated,
+            warning: r.warning,
         }
     }
 }

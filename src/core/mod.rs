@@ -15,6 +15,7 @@
 //! - [`tty`]: what the terminal says about input (modes, foreground group,
 //!   unread input and output).
 //! - [`reading`]: whether the foreground job is blocked reading the terminal.
+//! - [`fds`]: what another process's file descriptors refer to (Linux `/proc`, macOS `proc_pidfdinfo`).
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
 //! - [`time`]: caller-given durations checked, deadlines that cannot overflow.
 //! - [`error`]: the error codes every public failure carries.
@@ -22,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod fds;
 pub mod guard;
 pub mod keys;
 pub mod process;

@@ -89,6 +89,23 @@ pub fn modes(master: RawFd) -> Option<Modes> {
     })
 }
 
+/// All of the terminal's modes, read through the master as [`modes`]
+/// does: for a caller that puts them back later ([`set_termios`]).
+pub fn termios(master: RawFd) -> Option<libc::termios> {
+    // SAFETY: an all-zero termios is a valid value for tcgetattr to fill.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: `t` is a valid, writable termios; a bad fd only fails.
+    (unsafe { libc::tcgetattr(master, &mut t) } == 0).then_some(t)
+}
+
+/// Sets all of the terminal's modes at once (`tcsetattr(TCSANOW)` through
+/// the master, which acts on the terminal its programs see, on Linux and
+/// macOS alike); false when the call fails (the terminal is gone).
+pub fn set_termios(master: RawFd, modes: &libc::termios) -> bool {
+    // SAFETY: tcsetattr only reads the structure; a bad fd only fails.
+    unsafe { libc::tcsetattr(master, libc::TCSANOW, modes) == 0 }
+}
+
 /// The terminal's foreground process group (`tcgetpgrp` on the master, on
 /// Linux and macOS alike): the job that reads the terminal. `None` when
 /// there is none (the session leader exited) or the call fails.

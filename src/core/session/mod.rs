@@ -408,6 +408,35 @@ impl Session {
         }
     }
 
+    /// The terminal's device path (`/dev/pts/N`), for a program that should
+    /// open the terminal itself; `None` for plain pipes or after the exit.
+    pub fn tty_path(&self) -> Option<std::path::PathBuf> {
+        use std::os::unix::ffi::OsStringExt;
+        let inner = self.lock();
+        // The loop clears `pty_fd` under this lock before it closes the
+        // master, so the descriptor is open while we hold the lock.
+        let slave = tty::slave_path(inner.pty_fd?)?;
+        Some(std::ffi::OsString::from_vec(slave.into_bytes()).into())
+    }
+
+    /// The terminal's modes (`tcgetattr` on the master, which on Linux and
+    /// macOS reads the terminal's own settings, those its programs see);
+    /// `None` for plain pipes, after the exit, or when the OS refuses.
+    pub fn terminal_modes(&self) -> Option<libc::termios> {
+        // The loop clears `pty_fd` under this lock before it closes the
+        // master, so the descriptor is open while we hold the lock.
+        self.lock().pty_fd.and_then(tty::termios)
+    }
+
+    /// Sets the terminal's modes at once (`tcsetattr(TCSANOW)` on the
+    /// master); false when the OS refuses or the session has no terminal.
+    pub fn set_terminal_modes(&self, modes: &libc::termios) -> bool {
+        // As in `terminal_modes`.
+        self.lock()
+            .pty_fd
+            .is_some_and(|fd| tty::set_termios(fd, modes))
+    }
+
     /// Resizes the terminal (the program gets SIGWINCH) and the screen model.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
         let mut inner = self.lock();

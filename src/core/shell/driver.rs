@@ -12,16 +12,18 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::kind::{ShellKind, session_env_script};
+use super::health::{self, Expected};
+use super::kind::{ShellKind, fish_init, session_env_script};
 use super::script::{
-    CommandDir, FILE_PREFIX, RunLine, Stdin, drain_end_pipe, new_nonce, probe_line, run_line,
-    send_secret,
+    CommandDir, RunLine, Stdin, drain_end_pipe, file_prefix, new_nonce, probe_line, run_line,
+    send_secret, write_fifo,
 };
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
 use super::tracker::{Phase, Probe, Tracker};
 use super::watchdog::{Action, Watchdog};
 use super::{RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
 use crate::core::error::{Error, ErrorCode, Result};
+use crate::core::fds;
 use crate::core::process::{self, Pid, ProcRef};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
 use crate::core::time;
@@ -34,8 +36,18 @@ pub(super) struct Live {
     pub(super) nonce: String,
     /// The shell's dialect.
     pub(super) kind: ShellKind,
-    /// The end pipe ([`CommandDir::end_pipe`]): its path and our descriptor.
+    /// The end pipe (a FIFO, see [`CommandDir::fifo`]): its path and our
+    /// descriptor.
     pub(super) end_pipe: (PathBuf, std::os::fd::OwnedFd),
+    /// The control FIFO the shell reads its command lines from (its
+    /// standard input); `None` for fish, which reads the terminal.
+    pub(super) ctl: Option<(PathBuf, std::os::fd::OwnedFd)>,
+    /// The terminal's device path.
+    pub(super) tty: PathBuf,
+    /// What the shell's descriptors 0, 1 and 2 must refer to.
+    pub(super) expected: Expected,
+    /// The terminal's modes once the shell was ready (see `health`).
+    pub(super) modes: Mutex<Option<libc::termios>>,
     pub(super) tracker: Mutex<Tracker>,
     pub(super) dir: CommandDir,
     pub(super) runs: std::sync::atomic::AtomicU64,
@@ -50,6 +62,37 @@ impl Live {
 
     fn watchdog(&self) -> MutexGuard<'_, Watchdog> {
         self.watchdog.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Gives the shell a line to read: through its control FIFO, or (fish)
+    /// typed into the terminal, which the caller does only while fish waits
+    /// at its prompt.
+    fn send(&self, line: &str) {
+        match &self.ctl {
+            Some((_, fd)) => write_fifo(fd, line.as_bytes()),
+            // If the shell just died, the exit shows up in the outbox.
+            None => {
+                let _ = self.session.write(line.as_bytes());
+            }
+        }
+    }
+
+    /// Why the shell cannot run another command (see `health`), after a
+    /// command ended; puts the terminal's modes back as they were when the
+    /// shell was ready.
+    fn check_health(&self) -> Option<String> {
+        if let Some(why) = health::check_descriptors(self.session.pid(), &self.expected) {
+            return Some(why);
+        }
+        if !self.kind.reads_terminal() {
+            let base = *self.modes.lock().unwrap_or_else(|e| e.into_inner());
+            if let (Some(base), Some(now)) = (base, self.session.terminal_modes())
+                && !health::same_modes(&base, &now)
+            {
+                self.session.set_terminal_modes(&base);
+            }
+        }
+        None
     }
 
     /// The shell sits in the terminal's foreground, asleep: no job of its
@@ -74,9 +117,15 @@ impl Drop for Live {
 /// What running in one shell came to.
 pub(super) enum Executed {
     Done(RunResult),
-    /// The shell exited before the command was written to it.
-    ShellGone,
+    /// The shell exited (or was replaced, and why) before the command was
+    /// written to it.
+    ShellGone(Option<String>),
 }
+
+/// The warning of a run whose end markers were lost.
+const LOST: &str = "the shell no longer printed its end marker (a command redefined printf, command or builtin); a new shell runs the next command";
+/// The warning of a run whose shell stopped showing its prompt.
+const NO_PROMPT: &str = "the shell stopped showing its prompt; a new shell ran this command";
 impl Shell {
     /// The started shell, if it still runs.
     pub(super) fn current(&self) -> Option<Arc<Live>> {
@@ -105,6 +154,17 @@ impl Shell {
         let mut state = self.lock();
         state.orphans.retain(ProcRef::alive);
         state.orphans.extend(strays);
+    }
+
+    /// Replaces `live` (broken, see `health`): the next shell starts in its
+    /// directory, where the system tells it (Linux `/proc/<pid>/cwd`); the
+    /// snapshot and the session variables come back as in every new shell.
+    pub(super) async fn replace(&self, live: &Arc<Live>) {
+        if let Ok(cwd) = fs::read_link(format!("/proc/{}/cwd", live.session.pid())) {
+            self.lock().carry_cwd = Some(cwd);
+        }
+        self.forget(live);
+        end_shell(&live.session).await;
     }
 
     /// The PATH the shell will see.
@@ -141,15 +201,50 @@ impl Shell {
         };
         let nonce = new_nonce();
         let dir = CommandDir::create()?;
-        let end_pipe = dir.end_pipe()?;
+        let end_pipe = dir.fifo("end")?;
+        let ctl = if kind.reads_terminal() {
+            None
+        } else {
+            Some(dir.fifo("ctl")?)
+        };
         let env_file = if self.options.session_env.is_empty() {
             None
         } else {
             Some(dir.write_file(
                 "session-env",
-                &session_env_script(&self.options.session_env),
+                &session_env_script(&self.options.session_env, kind),
             )?)
         };
+        let init = match kind {
+            ShellKind::Fish => Some(dir.write_file(
+                "init.fish",
+                &fish_init(
+                    &nonce,
+                    &end_pipe.0,
+                    snapshot.as_deref(),
+                    env_file.as_deref(),
+                ),
+            )?),
+            _ => None,
+        };
+        // The launcher looks the shell up on the same PATH; a path is
+        // passed resolved (a relative one would be taken from the shell's
+        // directory).
+        let as_given = if program.contains('/') {
+            resolved.to_string_lossy().into_owned()
+        } else {
+            program.clone()
+        };
+        let (launcher, args) = kind.launch(
+            &as_given,
+            ctl.as_ref().map(|(path, _)| path.as_path()),
+            init.as_deref(),
+        );
+        let cwd = self
+            .lock()
+            .carry_cwd
+            .take()
+            .or_else(|| self.options.cwd.clone());
         // Pagers would wait for keys nobody can send; the caller's env wins.
         let mut env: Vec<(String, Option<String>)> = vec![
             ("PAGER".into(), Some("cat".into())),
@@ -160,9 +255,9 @@ impl Shell {
             env.push((name.into(), None));
         }
         let session = Session::spawn(SpawnOptions {
-            command: program.clone(),
-            args: kind.args(),
-            cwd: self.options.cwd.clone(),
+            command: launcher,
+            args,
+            cwd,
             env,
             base_env: self.options.base_env.clone(),
             cols: self.options.cols,
@@ -173,14 +268,33 @@ impl Shell {
             transcript_limit: 64 << 10,
             ..SpawnOptions::default()
         })?;
-        // The terminal keeps these lines until the shell reads them.
-        let _ = session.write(
-            kind.init_lines(&nonce, snapshot.as_deref(), env_file.as_deref())
-                .as_bytes(),
-        );
+        if let Some((_, fd)) = &ctl {
+            // The FIFO keeps these lines until the shell reads them.
+            write_fifo(
+                fd,
+                kind.init_lines(&nonce, snapshot.as_deref(), env_file.as_deref())
+                    .as_bytes(),
+            );
+        }
         let name = Path::new(&program)
             .file_name()
             .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
+        let tty = session
+            .tty_path()
+            .unwrap_or_else(|| PathBuf::from("/dev/tty"));
+        let terminal = fds::of_path(&tty);
+        let expected = match &ctl {
+            Some((_, fd)) => Expected {
+                stdin: fds::own(std::os::fd::AsFd::as_fd(fd)),
+                stdin_name: "its control FIFO",
+                terminal,
+            },
+            None => Expected {
+                stdin: terminal.clone(),
+                stdin_name: "its terminal",
+                terminal,
+            },
+        };
         let live = Arc::new(Live {
             session,
             name,
@@ -188,9 +302,13 @@ impl Shell {
             nonce,
             kind,
             end_pipe,
+            ctl,
+            tty,
+            expected,
+            modes: Mutex::new(None),
             dir,
             runs: std::sync::atomic::AtomicU64::new(0),
-            watchdog: Mutex::new(Watchdog::default()),
+            watchdog: Mutex::new(Watchdog::new(!kind.reads_terminal())),
         });
         let closed = {
             let mut state = self.lock();
@@ -216,6 +334,8 @@ impl Shell {
                 tracker.phase() == Phase::Idle
             };
             if ready {
+                *live.modes.lock().unwrap_or_else(|e| e.into_inner()) =
+                    live.session.terminal_modes();
                 return Ok(Some(live));
             }
             if let Some(exit) = out.exit {
@@ -270,9 +390,7 @@ impl Shell {
     fn send_probe(&self, live: &Arc<Live>) {
         let id = u64::from_str_radix(&new_nonce()[..15], 16).unwrap_or(1);
         live.tracker().probe_sent(id);
-        let _ = live
-            .session
-            .write(probe_line(id, &live.nonce, live.kind).as_bytes());
+        live.send(&probe_line(id, &live.nonce, live.kind));
     }
 
     async fn execute<F, Fut>(
@@ -314,25 +432,21 @@ impl Shell {
                     tracker.take_verify(),
                 )
             };
-            if verify && probe == Probe::Settled && !confirm {
+            if verify && probe == Probe::Settled && !confirm && !live.kind.reads_terminal() {
                 // A prompt came during the command: a probe line, which the
-                // shell runs only once it is back at the prompt, tells
-                // whether it was the shell's.
+                // shell reads from its control FIFO only once it is back at
+                // the prompt, tells whether it was the shell's. (fish reads
+                // the terminal, where a probe could reach the command: a
+                // prompt ends nothing there; `fish_postexec` always comes.)
                 self.send_probe(live);
             }
             if confirm {
                 // The shell waits for a secret line before it prints the end
-                // marker. What the terminal holds unread must not be taken
-                // for it (nor later for a command line): input the command
-                // left, a secret line sent for a `D` the command printed.
+                // marker. Input the command left unread in the terminal must
+                // not reach the next command (nor, in fish, its prompt).
                 live.session.discard_input();
                 let secret = u128::from_str_radix(&new_nonce(), 16).unwrap_or_default();
-                {
-                    let mut tracker = live.tracker();
-                    // A probe line the shell had not read went with it.
-                    tracker.probe_discarded();
-                    tracker.expect_secret(secret);
-                }
+                live.tracker().expect_secret(secret);
                 send_secret(&live.end_pipe.1, secret);
             }
             if !text.is_empty() {
@@ -342,15 +456,20 @@ impl Shell {
                 cleanup(&file);
                 let (output, truncated) = live.tracker().take_output();
                 live.watchdog().command_ended(Instant::now(), phase);
-                if finish.lost {
-                    // Its markers cannot be trusted any more.
-                    self.forget(live);
-                    end_shell(&live.session).await;
+                // Its markers cannot be trusted any more, or the command
+                // broke the shell: the next run gets a new one.
+                let warning = if finish.lost {
+                    Some(LOST.to_owned())
+                } else {
+                    live.check_health()
+                };
+                if warning.is_some() {
+                    self.replace(live).await;
                 }
                 // A stop that was asked for wins, even if the command ended
                 // before it was acted on (`close()` makes the command end
                 // with SIGTERM, not with a stop of ours).
-                return Ok(Executed::Done(match stop.poll() {
+                let mut result = match stop.poll() {
                     Some(reason) => RunResult::stopped(reason, output, truncated),
                     None => RunResult {
                         exit_code: (!finish.lost).then_some(finish.status),
@@ -358,8 +477,11 @@ impl Shell {
                         timed_out: false,
                         cancelled: false,
                         truncated,
+                        warning: None,
                     },
-                }));
+                };
+                result.warning = warning;
+                return Ok(Executed::Done(result));
             }
             if let Some(exit) = out.exit {
                 self.bury(live);
@@ -368,7 +490,7 @@ impl Shell {
                         Some(reason) => {
                             Executed::Done(RunResult::stopped(reason, String::new(), false))
                         }
-                        None => Executed::ShellGone,
+                        None => Executed::ShellGone(None),
                     });
                 }
                 cleanup(&file);
@@ -387,17 +509,17 @@ impl Shell {
                         timed_out: false,
                         cancelled: false,
                         truncated,
+                        warning: None,
                     },
                 }));
             }
-            // A command that reads the terminal waits for input in the
-            // foreground as long as it likes, and a probe line would be read
-            // as that input: no probing while it runs.
-            let terminal = opts.stdin == Stdin::Terminal;
+            // Probe lines go through the control FIFO, which no command
+            // reads: a command that waits for the terminal in the shell's
+            // own process (`read x </dev/tty`) cannot get one.
             let watch = live
                 .watchdog()
                 .check(Instant::now(), phase, probe, file.is_some(), || {
-                    !terminal && live.idle_in_foreground()
+                    live.idle_in_foreground()
                 });
             let watch_at = match watch {
                 Action::Wait(at) => at,
@@ -407,16 +529,14 @@ impl Shell {
                 }
                 Action::Replace => {
                     // Only while no command of ours is in it.
-                    self.forget(live);
-                    end_shell(&live.session).await;
-                    return Ok(Executed::ShellGone);
+                    self.replace(live).await;
+                    return Ok(Executed::ShellGone(Some(NO_PROMPT.to_owned())));
                 }
             };
             if file.is_none() && live.tracker().broken() {
                 // A probe showed that `printf` no longer prints markers.
-                self.forget(live);
-                end_shell(&live.session).await;
-                return Ok(Executed::ShellGone);
+                self.replace(live).await;
+                return Ok(Executed::ShellGone(Some(LOST.to_owned())));
             }
             if file.is_none() && phase == Phase::Idle && probe == Probe::Settled {
                 if let Some(reason) = stop.poll() {
@@ -431,9 +551,8 @@ impl Shell {
                     None => None,
                 };
                 let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let path = live
-                    .dir
-                    .write(n, &format!("{FILE_PREFIX}{}", opts.command))?;
+                let prefix = file_prefix(live.kind, &live.dir.path);
+                let path = live.dir.write(n, &format!("{prefix}{}", opts.command))?;
                 let line = run_line(&RunLine {
                     file: &path,
                     nonce: &live.nonce,
@@ -442,6 +561,8 @@ impl Shell {
                     kind: live.kind,
                     stdin: opts.stdin,
                     end_pipe: &live.end_pipe.0,
+                    tty: &live.tty,
+                    dir: &live.dir.path,
                 });
                 // Nothing unread from earlier runs may be taken for this one:
                 // not input in the terminal, not a secret in the end pipe.
@@ -451,11 +572,10 @@ impl Shell {
                     let mut tracker = live.tracker();
                     tracker.submit(opts.max_output);
                     tracker.name_file(&path.display().to_string(), &live.name);
-                    tracker.file_prefix(FILE_PREFIX);
+                    tracker.file_prefix(prefix);
                 }
                 file = Some(path);
-                // If the shell just died, the exit shows up in the outbox.
-                let _ = live.session.write(line.as_bytes());
+                live.send(&line);
                 continue;
             }
             if let Some(interrupt) = &mut interrupt
@@ -464,12 +584,16 @@ impl Shell {
                 interrupt.arm();
             }
             let next_step = interrupt.as_ref().and_then(|i| i.next_at);
-            // Input goes to the terminal once the run line is written (it
-            // reaches the command in order behind it), until the command is
-            // done.
-            let accepting = file.is_some()
-                && matches!(phase, Phase::Submitted | Phase::Running)
-                && input.is_some();
+            // Input goes to the terminal once the run line is written (the
+            // command reads it when it starts), until the command is done;
+            // for fish only once the command started, since fish reads the
+            // run line from the terminal too, and might read input sent
+            // behind it with it.
+            let started = match live.kind.reads_terminal() {
+                true => phase == Phase::Running,
+                false => matches!(phase, Phase::Submitted | Phase::Running),
+            };
+            let accepting = file.is_some() && started && input.is_some();
             tokio::select! {
                 _ = rx.changed() => {}
                 data = async { input.as_mut()?.recv().await }, if accepting => {
@@ -534,6 +658,7 @@ impl RunTicket {
         let mut input = self.input.take();
         // A shell that died between runs is replaced once; one that dies
         // again before taking the command is an error.
+        let mut warning = None;
         for _ in 0..2 {
             let live = match shell.current() {
                 Some(live) => live,
@@ -549,8 +674,16 @@ impl RunTicket {
                 .execute(&live, &opts, &mut stop, &mut input, &mut on_output)
                 .await?
             {
-                Executed::Done(result) => return Ok(result),
-                Executed::ShellGone => continue,
+                Executed::Done(mut result) => {
+                    if result.warning.is_none() {
+                        result.warning = warning;
+                    }
+                    return Ok(result);
+                }
+                Executed::ShellGone(why) => {
+                    warning = why.or(warning);
+                    continue;
+                }
             }
         }
         Err(Error::new(

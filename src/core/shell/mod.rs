@@ -1,10 +1,67 @@
 //! A persistent shell that knows when each command ends.
 //!
 //! [`Shell`] keeps one interactive shell (bash, zsh, dash or another POSIX
-//! `sh`) running in a pseudo-terminal and runs commands in it one at a time,
-//! so `cd`, `export` and shell variables carry over from one command to the
-//! next, as they would for a person at a terminal. Each run resolves with the
-//! command's exit code and exactly the text the command printed.
+//! `sh`, or fish) running in a pseudo-terminal and runs commands in it one
+//! at a time, so `cd`, `export` and shell variables carry over from one
+//! command to the next, as they would for a person at a terminal. Each run
+//! resolves with the command's exit code and exactly the text the command
+//! printed.
+//!
+//! # Who reads the terminal
+//!
+//! The terminal's input belongs to the command and to whoever types into
+//! the session ([`Shell::write`]). Nothing ptypilot sends for its own
+//! control — the line that runs a command, the probe lines of the watchdog,
+//! the secret that ends a command — may ever reach a program that reads the
+//! terminal. A command that reads it in the shell's own process (`read x
+//! </dev/tty`, `read -s`, a function asking for a password), a program that
+//! opens `/dev/tty` (Python's `getpass`, `ssh`), `head -c 5 </dev/tty`, a
+//! leftover process in the shell's process group: each would take whatever
+//! arrives there, and an earlier design that typed its probe line into the
+//! terminal while such a command waited gave it ptypilot's control text as
+//! input.
+//!
+//! So the control travels by channels no command reads by accident, and the
+//! choice is made per shell:
+//!
+//! - **bash, zsh, dash, other `sh`: a control FIFO.** The shell's standard
+//!   input is a FIFO in its private directory (mode 0600 in a 0700
+//!   directory), not the terminal: a small `/bin/sh` launcher opens it as
+//!   fd 0 and `exec`s the interactive shell (`-i` keeps it interactive:
+//!   prompts, job control through its controlling terminal, Ctrl-C aborting
+//!   a line). The shell reads every line from there — the start-up
+//!   settings, the run lines, the probe lines — and only between commands,
+//!   at its prompt. A command's stdin is always redirected (`/dev/null`, or
+//!   the terminal's device for [`Stdin::Terminal`]), so no command inherits
+//!   the FIFO; its control text is never in the terminal, so no timing can
+//!   put it in front of a command that reads the terminal. A probe line may
+//!   therefore be written at any time: it waits in the FIFO until the shell
+//!   is back at its prompt. (Only a command that deliberately reads the
+//!   shell's saved descriptor or `/proc/<pid>/fd/0` could read the FIFO.)
+//!   Probing only when the kernel shows the shell reading its input was the
+//!   other way considered; it is weaker: a builtin `read` of the terminal
+//!   and the shell reading its next line both look like the shell waiting
+//!   in `read(2)`.
+//! - **fish: typed at its prompt, never during a command.** fish refuses
+//!   to be interactive unless its standard input is its controlling
+//!   terminal ("No TTY for interactive shell"), and a non-interactive fish
+//!   reads all of its input before it runs any. So fish reads its lines
+//!   from the terminal, and ptypilot types one only when fish waits at its
+//!   prompt: after the previous command's end marker (which carries the
+//!   secret, so no command can print it) and fish's prompt marker. fish
+//!   gets no probe lines at all: its end marker comes from its
+//!   `fish_postexec` event, which fish emits after every line, also one an
+//!   interrupt cut short, so a prompt during a command never needs
+//!   checking (it ends nothing). A fish that does not show its prompt after
+//!   a command is replaced after [`PROBE_LIMIT`].
+//! - **The end secret** goes through a second FIFO (the end pipe), which
+//!   only the shell's own end-of-command code reads (see below).
+//!
+//! What a person writes to a running command ([`Stdin::Terminal`]) goes to
+//! the terminal from when the command is started (fish: from its start
+//! marker, since fish reads the run line from the terminal too) until it is
+//! done; what the command left unread is then discarded from the terminal,
+//! so it reaches neither the next command nor fish's prompt.
 //!
 //! # How a command's boundaries are found
 //!
@@ -13,67 +70,94 @@
 //! random per-shell nonce so that output that merely contains such
 //! sequences (a log of another terminal session) is not taken for them:
 //!
-//! - `A;<status>;<nonce>` — the prompt (`PS1`), printed whenever the shell is
-//!   ready to read a line; `<status>` is `$?`;
-//! - `C;<nonce>` — the command starts (printed just before it runs);
-//! - `D;<nonce>` — the command is done; the shell now waits for a secret;
+//! - `A;<status>;<nonce>` — the prompt (`PS1`; fish: `fish_prompt`),
+//!   printed whenever the shell is ready to read a line; `<status>` is `$?`;
+//! - `C;<nonce>` — the command starts (fish: `fish_preexec`);
+//! - `D;<nonce>` — the command is done; the shell now waits for a secret
+//!   (fish: `fish_postexec`);
 //! - `E;<status>;<secret>;<nonce>` — the command ended with exit status
 //!   `<status>`; `<secret>` is the one ptypilot sent after seeing `D`.
 //!
 //! The shell starts without user rc files (bash `--norc --noprofile`, zsh
-//! `-f`, `ENV` removed for `sh`/dash), without line editing, with tty echo
-//! off (`stty -echo`) and with the marker prompt (made by `printf` in the
-//! shell, so the nonce is not in its environment). For each run the command
-//! text goes to a private file (mode 0600, in a 0700 directory), behind a
-//! prefix on its first line ([`FILE_PREFIX`]), and the shell reads one line
-//! ([`run_line`]):
+//! `-f`, fish `--no-config`, `ENV` removed for `sh`/dash), without line
+//! editing (fish keeps its own, at its prompt), with tty echo off (`stty
+//! -echo` in the launcher, so input written for a command is not shown as
+//! its output) and with the marker prompt (made by `printf` in the shell,
+//! so the nonce is not in its environment). For each run the command text
+//! goes to a private file (mode 0600, in a 0700 directory), behind a
+//! prefix on its first line ([`file_prefix`]), and the shell reads one line
+//! ([`run_line`]); for bash:
 //!
 //! ```text
-//! { __ptypilot_x=$-; \set +x; \command printf '\033]133;C;%s\007' NONCE; } 2>/dev/null;
+//! { __ptypilot_x=$-; \set +x; \builtin trap -p DEBUG >|…/trap; \builtin trap - DEBUG;
+//!   \command printf '\033]133;C;%s\007' NONCE >/dev/tty; } 2>/dev/null;
 //! \. /tmp/ptypilot-shell-…/cmd-1 </dev/null;
-//! { __ptypilot_st=$?; \command printf '\033]133;D;%s\007' NONCE; } 2>/dev/null;
-//! { \command read -r __ptypilot_s </tmp/ptypilot-shell-…/end;
-//!   \command printf '\033]133;E;%s;%s;%s\007' "$__ptypilot_st" "$__ptypilot_s" NONCE;
-//!   \unset __ptypilot_s; } 2>/dev/null; PS1=$__ptypilot_ps1
+//! ( __ptypilot_st=$?; \command printf '\033]133;D;%s\007' NONCE >/dev/tty;
+//!   \command read -r __ptypilot_s </tmp/ptypilot-shell-…/end;
+//!   \command printf '\033]133;E;%s;%s;%s\007' "$__ptypilot_st" "$__ptypilot_s" NONCE >/dev/tty
+//! ) >/dev/null 2>&1; PS1=$__ptypilot_ps1
 //! ```
 //!
-//! (one line; shown on six). `set -x` is off while ptypilot's own commands
-//! run (the file's prefix turns it back on for the command), and the braces
-//! send their traces to `/dev/null`; every command word is quoted, so
-//! aliases cannot take them over.
+//! (one line; shown on seven). `set -x` is off while ptypilot's own
+//! commands run (the file's prefix turns it back on for the command), and
+//! the braces send their traces to `/dev/null`; every command word is
+//! quoted, so aliases cannot take them over. bash runs a `DEBUG` trap
+//! before every simple command: the command's trap is kept in a file and
+//! taken off before the start marker, set again by the file's prefix, and
+//! the end runs in a subshell, where it does not run — so a command that
+//! sets `trap 'echo x' DEBUG` sees it run for its own commands only, as at
+//! a terminal.
 //!
 //! # Why the end needs a secret
 //!
 //! The nonce is no secret from the command: it is in `PS1`, which the shell
 //! must keep. A command could print `D` and an end marker itself. So when
 //! `D` comes, ptypilot discards what the terminal holds unread (input the
-//! command did not read, which the shell would otherwise run as commands)
-//! and sends a fresh random secret through the end pipe, a FIFO the shell
-//! reads in the line above. Only the `E` marker carrying that secret ends
-//! the command; it did not exist while the command ran. A `D` the command
-//! prints gets a secret too, which the shell then reads after the command
-//! (any secret sent during the run counts); output after such a `D` stays
-//! the command's.
+//! command did not read) and sends a fresh random secret through the end
+//! pipe, a FIFO the shell reads in the line above. Only the `E` marker
+//! carrying that secret ends the command; it did not exist while the
+//! command ran. A `D` the command prints gets a secret too, which the shell
+//! then reads after the command (any secret sent during the run counts);
+//! output after such a `D` stays the command's.
 //!
 //! A prompt marker during a command is the shell's when it aborted the line
 //! (the command was interrupted, `set -u` met an unset variable, dash gave
 //! up on a syntax error) — or the command's. So it ends nothing by itself:
-//! ptypilot writes a probe line ([`probe_line`]) with a fresh random number,
-//! which the shell reads only once it is back at its prompt. Its answer (the
-//! `P` marker, and the next prompt, which shows the number) ends the command
-//! as an aborted line with the status the probe saw. If the command was
-//! still running, its `D` comes first and the probe line, never read, is
-//! discarded with the rest of the terminal's unread input.
+//! ptypilot writes a probe line ([`probe_line`]) with a fresh random number
+//! to the control FIFO, which the shell reads only once it is back at its
+//! prompt. Its answer (the `P` marker, and the next prompt, which shows the
+//! number) ends the command as an aborted line with the status the probe
+//! saw. If the command was still running, its `D` and `E` come first and
+//! the probe is answered after them. (fish needs none of this, see above.)
 //!
 //! What remains: a command that prints `D` (or a prompt) and then reads the
-//! secret (from the end pipe) or the probe line (from the terminal) itself,
-//! or that reads the shell's memory (`/proc/<pid>/mem`, with ptrace rights),
-//! can still end its run early with the status it chooses. Doing so takes
-//! intent; output cannot do it by accident or by quoting another session.
+//! secret (from the end pipe) or the control FIFO itself, or that reads the
+//! shell's memory (`/proc/<pid>/mem`, with ptrace rights), can still end its
+//! run early with the status it chooses. Doing so takes intent; output
+//! cannot do it by accident or by quoting another session, and a command
+//! that only reads the terminal never sees any of it.
 //!
 //! # A broken shell
 //!
-//! Every command word ptypilot types is quoted, so aliases (`alias .=…`)
+//! A command runs in the shell itself, so it can break the shell for every
+//! later command. After every run the driver checks (module `health`):
+//!
+//! - the shell's descriptors: 1 and 2 must still be the session's terminal,
+//!   0 its control FIFO (fish: the terminal) — `exec >&-`, `exec 2>&-`,
+//!   `exec 1>/tmp/file` fail this (Linux `/proc/<pid>/fd`, macOS
+//!   `proc_pidfdinfo`, see [`crate::core::fds`]);
+//! - its end marker came with the secret (see below for how it can be
+//!   lost);
+//! - the terminal's modes: they are put back as the shell started with
+//!   them when a command changed them (`stty -opost -echo raw`), so every
+//!   run starts with the same terminal; that needs no new shell.
+//!
+//! A shell that fails is replaced before the next run: the run returns what
+//! it got, with [`RunResult::warning`] saying why, and the next shell
+//! starts in the old one's directory with the snapshot and session
+//! variables as every new shell (other state of the old shell is lost).
+//!
+//! Every command word ptypilot sends is quoted, so aliases (`alias .=…`)
 //! cannot take them over; functions can (`command`, `builtin`, `printf`,
 //! `read`; bash and zsh let even `.` and `set` be functions). A command that
 //! defines such a function breaks the markers. When a probe's prompt shows
@@ -82,22 +166,27 @@
 //! shell is replaced before the next run (the watchdog, see `watchdog`,
 //! replaces a shell whose markers stopped appearing altogether). A function
 //! named `.` that leaves the markers alone makes later runs run nothing;
-//! it is not detected.
+//! it is not detected. fish runs its marker commands through `builtin`,
+//! which no function can shadow.
 //!
-//! `.` runs the file in the current shell, so multi-line commands, here-docs,
-//! quotes and a missing final newline need no escaping, and `cd`/`export`
-//! persist. The shell's own messages about the command (command not found,
-//! syntax errors) name the file; the [`Tracker`] puts the shell's name in its
-//! place, as for a command typed at the prompt, and removes the file's
-//! prefix where the shell shows the first line (`set -v`, a syntax error).
-//! With a per-run `cwd` or `env` the file runs in a subshell
-//! instead, so those apply to that command only. Output between `C` and `D`
-//! is the command's; everything else (the prompt, the echo of the line, job
-//! notices) is dropped; dash, which reports finished background jobs when it
-//! next runs something, reports them to `/dev/null` first. When the shell
-//! aborts the line (the command was interrupted, or a syntax error made dash
-//! give up) no `D` comes: the next prompt ends the command and its `$?` is
-//! the status.
+//! `.` (fish: `source`) runs the file in the current shell, so multi-line
+//! commands, here-docs, quotes and a missing final newline need no
+//! escaping, and `cd`/`export` persist. (In fish, `exit` in a sourced file
+//! ends that file, not the shell.) The shell's own messages about the
+//! command (command not found, syntax errors) name the file; the
+//! [`Tracker`] puts the shell's name in its place, as for a command typed
+//! at the prompt, and removes the file's prefix where the shell shows the
+//! first line (`set -v`, a syntax error). With a per-run `cwd` or `env` the
+//! file runs in a subshell instead, so those apply to that command only
+//! (fish has no subshells: a block with local variables, and the
+//! `fish_postexec` handler returns to the directory). Output between `C`
+//! and `D` is the command's; everything else (the prompt, fish's echo of
+//! the line, job notices) is dropped; dash, which reports finished
+//! background jobs when it next runs something, reports them to
+//! `/dev/null` first. When the shell aborts the line (the command was
+//! interrupted, or a syntax error made dash give up) no `D` comes: the next
+//! prompt, confirmed by a probe, ends the command and its `$?` is the
+//! status.
 //!
 //! A command's stdin is `/dev/null` ([`Stdin::Null`]), so one that reads
 //! input ends instead of waiting forever; with [`Stdin::Terminal`] it reads
@@ -112,17 +201,19 @@
 //! foreground job the way Ctrl-C does (SIGINT to its process group, and to
 //! each new foreground job), then after [`INTERRUPT_GRACE`] sends SIGTERM to
 //! that job's process tree, then SIGKILL, and as a last resort kills the
-//! shell (the next run starts a new one). The shell itself survives the usual
+//! shell (the next run starts a new one).
 //!
 //! # Modules
 //!
 //! - this module: [`Shell`], its options, runs and results;
-//! - `kind`: the shell's dialect ([`ShellKind`]) and the shells refused;
-//! - `script`: what is typed into the shell: the marker prompt, the run line,
-//!   the command files and their private directory;
+//! - `kind`: the shell's dialect ([`ShellKind`]), how it is launched and
+//!   what it reads first, and the shells refused;
+//! - `script`: what the shell reads: the marker prompt, the run line, the
+//!   probe line, the command files, their private directory and its FIFOs;
 //! - `markers`: the [`MarkerParser`];
 //! - `tracker`: the [`Tracker`] state machine;
 //! - `driver`: starting a shell and running one command in it;
+//! - `health`: after each run, whether the shell is still usable;
 //! - `stop`: stopping a command ([`INTERRUPT_GRACE`] steps) and ending a shell;
 //! - `fixups`: [`apply_bash_fixups`], removing the output caps agents append
 //!   to commands (runs nothing);
@@ -130,6 +221,7 @@
 
 mod driver;
 mod fixups;
+mod health;
 mod kind;
 mod markers;
 mod script;
@@ -141,7 +233,7 @@ pub use fixups::{BashFixup, apply_bash_fixups};
 pub use kind::{ShellKind, check_shell_name};
 pub use markers::{Marker, MarkerParser, Piece};
 pub use script::{
-    FILE_PREFIX, RunLine, Stdin, check_env, new_nonce, probe_line, prompt, prompt_line, run_line,
+    RunLine, Stdin, check_env, file_prefix, new_nonce, probe_line, prompt, prompt_line, run_line,
 };
 pub use tracker::{Finish, Phase, Probe, Tracker};
 pub use watchdog::{PROBE_AFTER, PROBE_LIMIT, PROMPT_GRACE};
@@ -299,6 +391,11 @@ pub struct RunResult {
     pub cancelled: bool,
     /// Output beyond the limit was left out of `output` (head and tail kept).
     pub truncated: bool,
+    /// Why the shell was replaced after (or, for a shell that stopped
+    /// showing its prompt, before) this command: the command closed or
+    /// moved the shell's terminal descriptors, or its end marker was lost.
+    /// The next run starts a new shell in the same directory.
+    pub warning: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,6 +412,7 @@ impl RunResult {
             timed_out: reason == StopReason::TimedOut,
             cancelled: reason == StopReason::Cancelled,
             truncated,
+            warning: None,
         }
     }
 }
@@ -328,6 +426,9 @@ struct State {
     orphans: Vec<ProcRef>,
     /// Input for the command of a run with [`Stdin::Terminal`], while it runs.
     input: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    /// The directory of a shell that was replaced as broken: the next shell
+    /// starts there.
+    carry_cwd: Option<PathBuf>,
 }
 
 /// A persistent shell session that runs one command at a time.
@@ -400,6 +501,7 @@ impl Shell {
                 closed: false,
                 orphans: Vec::new(),
                 input: None,
+                carry_cwd: None,
             }),
             idle: watch::channel(true).0,
         }

@@ -23,10 +23,10 @@ pub fn prompt(nonce: &str) -> String {
 /// The variable a probe line sets to `<id>;<status>`, shown by the prompt.
 pub(super) const PROBE_VAR: &str = "__ptypilot_p";
 
-/// The line typed into a new shell that sets the marker prompt, without the
-/// control characters travelling through the terminal's input or the
-/// nonce through the environment (which other processes of the user can
-/// read in `/proc/<pid>/environ`): `printf` makes them.
+/// The line that sets the marker prompt in a new shell (written to its
+/// control FIFO), without the control characters in the line or the nonce
+/// in the environment (which other processes of the user can read in
+/// `/proc/<pid>/environ`): `printf` makes them.
 pub fn prompt_line(nonce: &str, kind: ShellKind) -> String {
     let builtin = builtin_word(kind);
     format!(
@@ -35,11 +35,11 @@ pub fn prompt_line(nonce: &str, kind: ShellKind) -> String {
     )
 }
 
-/// Probe line number `id`: it sets the probe variable to `<id>;$?` (the
-/// next prompt shows it, whatever `printf` has become) and prints the probe
-/// marker to the terminal itself, whatever the shell's stdout and stderr
-/// are now; it restores the marker prompt. Its traces (`set -x`) go to
-/// `/dev/null`.
+/// Probe line number `id` (for the control FIFO): it sets the probe
+/// variable to `<id>;$?` (the next prompt shows it, whatever `printf` has
+/// become) and prints the probe marker to the terminal itself, whatever
+/// the shell's stdout and stderr are now; it restores the marker prompt.
+/// Its traces (`set -x`) go to `/dev/null`.
 ///
 /// A prompt with the probe's number and no probe marker before it means
 /// `printf` no longer prints markers (a command redefined `command`,
@@ -62,13 +62,37 @@ fn builtin_word(kind: ShellKind) -> &'static str {
     }
 }
 
+/// The file in the command directory where bash keeps the command's
+/// `DEBUG` trap while ptypilot's own commands run (see [`file_prefix`]).
+pub(super) const TRAP_FILE: &str = "trap";
+
 /// What the file of each command starts with, on its first line (so line
-/// numbers in the shell's messages stay those of the command): it turns
-/// `set -x` back on when the command found it on, after the run line turned
-/// it off so that ptypilot's own commands are not traced. Its output
-/// (`set -x` traces nothing in it) goes to `/dev/null`. `set -v` echoes it
-/// with the first line; the tracker removes it there.
-pub const FILE_PREFIX: &str = "{ case $__ptypilot_x in *x*) \\set -x;; esac; } 2>/dev/null; ";
+/// numbers in the shell's messages stay those of the command). `dir` is
+/// the command directory.
+///
+/// - POSIX shells: it turns `set -x` back on when the command found it on
+///   (the run line turned it off so that ptypilot's own commands are not
+///   traced); bash also sets the command's `DEBUG` trap again (the run
+///   line took it off, so that it does not run for ptypilot's commands
+///   between the start marker and the command);
+/// - fish: nothing (the start marker comes from its `fish_preexec` event).
+///
+/// Its output (`set -x` traces nothing in it) goes to `/dev/null`. `set -v`
+/// echoes it with the first line; the tracker removes it there.
+pub fn file_prefix(kind: ShellKind, dir: &Path) -> String {
+    let xtrace = "case ${__ptypilot_x-} in *x*) \\set -x;; esac;";
+    match kind {
+        ShellKind::Fish => String::new(),
+        ShellKind::Bash => {
+            let trap = shell_quote(&dir.join(TRAP_FILE).to_string_lossy());
+            format!(
+                "{{ {xtrace} \\builtin read -r -d '' __ptypilot_t <{trap} || \\builtin :; \
+                 \\builtin eval \"${{__ptypilot_t-}}\"; }} 2>/dev/null; "
+            )
+        }
+        ShellKind::Zsh | ShellKind::Posix => format!("{{ {xtrace} }} 2>/dev/null; "),
+    }
+}
 
 /// Where a command's standard input comes from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -87,9 +111,10 @@ pub struct RunLine<'a> {
     pub file: &'a Path,
     /// The shell's marker nonce.
     pub nonce: &'a str,
-    /// Run in this directory (in a subshell).
+    /// Run in this directory (in a subshell; fish: in a block, and back).
     pub cwd: Option<&'a str>,
-    /// Variables for this command (in a subshell); `None` unsets.
+    /// Variables for this command (in a subshell; fish: block-local);
+    /// `None` unsets.
     pub env: &'a [(String, Option<String>)],
     /// The shell's dialect.
     pub kind: ShellKind,
@@ -97,33 +122,47 @@ pub struct RunLine<'a> {
     pub stdin: Stdin,
     /// The pipe the secret comes through (a FIFO in the command directory).
     pub end_pipe: &'a Path,
+    /// The terminal's device path: the command's stdin for
+    /// [`Stdin::Terminal`] (`/dev/tty` would make `tty` print `/dev/tty`).
+    pub tty: &'a Path,
+    /// The command directory.
+    pub dir: &'a Path,
 }
 
-/// The line that runs a command file:
+/// The line that runs a command file. For bash, zsh, dash and other POSIX
+/// shells (written to the shell's control FIFO):
 ///
-/// 1. `set -x` is turned off (silently, its state kept for [`FILE_PREFIX`])
-///    and the `C` marker printed; dash first reports finished background
-///    jobs to `/dev/null`, so that their notices do not land in the
-///    command's output;
-/// 2. the file runs (`.`, with stdin from `/dev/null` unless
-///    [`Stdin::Terminal`], in a subshell when `cwd` or `env` is given);
-/// 3. its status is kept and the `D` marker printed (after a terminal run,
-///    the terminal is made sane again and its echo turned off);
-/// 4. the shell reads one line from the end pipe — the secret ptypilot
-///    writes when it sees `D`, after discarding what the terminal holds
-///    unread — and prints the `E` marker with the status and that secret:
-///    the end of the command, which the command cannot fake, since the
-///    secret did not exist while it ran. The shell does not read the
-///    terminal until the secret came, so input the command left unread is
-///    gone before the shell reads its next line;
-/// 5. the marker prompt is restored in case the command changed `PS1`.
+/// 1. `set -x` is turned off (silently, its state kept for
+///    [`file_prefix`]), bash's `DEBUG` trap is kept in the command
+///    directory and taken off, and the `C` marker printed; dash first
+///    reports finished background jobs to `/dev/null`, so that their
+///    notices do not land in the command's output;
+/// 2. the file runs (`.`, with stdin from `/dev/null` or, for
+///    [`Stdin::Terminal`], the terminal; in a subshell when `cwd` or `env`
+///    is given);
+/// 3. in a subshell — where neither a `DEBUG` trap (bash runs it before
+///    every simple command, and the command may have set one) nor an `ERR`
+///    trap runs, and whose own output goes to `/dev/null` — its status is
+///    kept, the `D` marker printed, one line read from the end pipe (the
+///    secret ptypilot writes when it sees `D`) and the `E` marker printed
+///    with the status and that secret: the end of the command, which the
+///    command cannot fake, since the secret did not exist while it ran;
+/// 4. the marker prompt is restored in case the command changed `PS1`.
 ///
 /// Every command word is quoted (`\\.`, `\\command`), so aliases cannot
 /// take them over. The markers go to `/dev/tty`, so a command that
 /// redirected the shell's output (`exec >/dev/null 2>&1`) does not hide
 /// them. `env` names must be valid shell variable names (see
 /// [`check_env`]).
+///
+/// For fish (typed into the terminal at its prompt; see `kind`), the line
+/// only sources the file (in a block with the per-run directory and
+/// variables): its `fish_preexec` and `fish_postexec` handlers print the
+/// markers.
 pub fn run_line(run: &RunLine) -> String {
+    if run.kind == ShellKind::Fish {
+        return fish_run_line(run);
+    }
     let RunLine {
         file,
         nonce,
@@ -132,6 +171,8 @@ pub fn run_line(run: &RunLine) -> String {
         kind,
         stdin,
         end_pipe,
+        tty,
+        dir,
     } = *run;
     let end_pipe = shell_quote(&end_pipe.to_string_lossy());
     let file = shell_quote(&file.to_string_lossy());
@@ -155,18 +196,62 @@ pub fn run_line(run: &RunLine) -> String {
         ShellKind::Posix => "\\jobs >/dev/null 2>&1; ",
         _ => "",
     };
-    let (redirect, sane) = match stdin {
-        Stdin::Null => (" </dev/null", ""),
-        Stdin::Terminal => ("", " \\command stty sane -echo 2>/dev/null;"),
+    let redirect = match stdin {
+        Stdin::Null => " </dev/null".to_owned(),
+        Stdin::Terminal => format!(" <{}", shell_quote(&tty.to_string_lossy())),
+    };
+    let trap = match kind {
+        ShellKind::Bash => format!(
+            " \\builtin trap -p DEBUG >|{}; \\builtin trap - DEBUG;",
+            shell_quote(&dir.join(TRAP_FILE).to_string_lossy())
+        ),
+        _ => String::new(),
     };
     let b = builtin_word(kind);
     format!(
-        "{jobs}{{ __ptypilot_x=$-; \\set +x; {b} printf '\\033]133;C;%s\\007' {nonce} >/dev/tty; }} 2>/dev/null; \
+        "{jobs}{{ __ptypilot_x=$-; \\set +x;{trap} {b} printf '\\033]133;C;%s\\007' {nonce} >/dev/tty; }} 2>/dev/null; \
          {body}{redirect}; \
-         {{ __ptypilot_st=$?;{sane} {b} printf '\\033]133;D;%s\\007' {nonce} >/dev/tty; }} 2>/dev/null; \
-         {{ {b} read -r __ptypilot_s <{end_pipe}; {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce} >/dev/tty; \\unset __ptypilot_s; }} 2>/dev/null; \
+         ( __ptypilot_st=$?; {b} printf '\\033]133;D;%s\\007' {nonce} >/dev/tty; \
+         {b} read -r __ptypilot_s <{end_pipe}; \
+         {b} printf '\\033]133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" {nonce} >/dev/tty ) >/dev/null 2>&1; \
          PS1=${PS1_KEEP}\n"
     )
+}
+
+/// The fish run line (see [`run_line`]). A per-run directory is left again
+/// by the `fish_postexec` handler (which runs also when the line was
+/// interrupted); per-run variables are local to the block.
+fn fish_run_line(run: &RunLine) -> String {
+    let file = fish_quote(&run.file.to_string_lossy());
+    let redirect = match run.stdin {
+        Stdin::Null => " </dev/null".to_owned(),
+        Stdin::Terminal => format!(" <{}", fish_quote(&run.tty.to_string_lossy())),
+    };
+    if run.cwd.is_none() && run.env.is_empty() {
+        return format!("builtin source {file}{redirect}\r");
+    }
+    let mut line = String::from("begin;");
+    for (key, value) in run.env {
+        match value {
+            Some(value) => line.push_str(&format!(" set -lx {key} {};", fish_quote(value))),
+            // A local without a value, not exported: the command sees no
+            // value (fish cannot hide a global otherwise).
+            None => line.push_str(&format!(" set -lu {key};")),
+        }
+    }
+    if let Some(dir) = run.cwd {
+        line.push_str(&format!(
+            " set -g __ptypilot_cwd $PWD; builtin cd {} &&",
+            fish_quote(dir)
+        ));
+    }
+    line.push_str(&format!(" builtin source {file}{redirect}; end\r"));
+    line
+}
+
+/// `text` as one fish word: in single quotes, `\\` and `'` escaped.
+pub(super) fn fish_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 /// Checks per-run variables: names must be shell variable names
@@ -248,11 +333,12 @@ impl CommandDir {
         self.write_file(&format!("cmd-{n}"), &text)
     }
 
-    /// Makes the end pipe (a FIFO, mode 0600) and opens it for reading and
-    /// writing, so the shell's open never waits and what is written stays
-    /// until the shell reads it.
-    pub(super) fn end_pipe(&self) -> Result<(PathBuf, OwnedFd)> {
-        let path = self.path.join("end");
+    /// Makes the FIFO `name` (mode 0600) in the directory and opens it for
+    /// reading and writing, so the shell's open never waits and what is
+    /// written stays until the shell reads it: the end pipe (`end`, the
+    /// secrets) and the control FIFO (`ctl`, the shell's command lines).
+    pub(super) fn fifo(&self, name: &str) -> Result<(PathBuf, OwnedFd)> {
+        let path = self.path.join(name);
         let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
             .map_err(|_| Error::invalid_arg("the temporary directory path contains NUL"))?;
         // SAFETY: a NUL-terminated path; plain mkfifo and open calls whose
@@ -303,12 +389,42 @@ impl Drop for CommandDir {
 /// Sends `secret` through the end pipe `fd` (non-blocking; a line fits in
 /// the pipe).
 pub(super) fn send_secret(fd: &OwnedFd, secret: u128) {
+    write_fifo(fd, format!("{secret:032x}\n").as_bytes());
+}
+
+/// Writes `data` to a FIFO we hold open for reading and writing (so there
+/// is always a reader and the write never fails for want of one). The
+/// descriptor is non-blocking; a full pipe (64 KiB the shell has not read:
+/// it does not read lines any more) is waited for a moment, then the rest
+/// is dropped — the watchdog replaces such a shell.
+pub(super) fn write_fifo(fd: &OwnedFd, data: &[u8]) {
     use std::os::fd::AsRawFd;
-    let line = format!("{secret:032x}\n");
-    // SAFETY: writes from a buffer valid for its length to a descriptor the
-    // caller owns.
-    unsafe {
-        libc::write(fd.as_raw_fd(), line.as_ptr().cast(), line.len());
+    let mut done = 0;
+    let mut waits = 0;
+    while done < data.len() {
+        // SAFETY: writes from a buffer valid for its length to a descriptor
+        // the caller owns.
+        let n = unsafe {
+            libc::write(
+                fd.as_raw_fd(),
+                data[done..].as_ptr().cast(),
+                data.len() - done,
+            )
+        };
+        if n > 0 {
+            done += n as usize;
+            continue;
+        }
+        let errno = std::io::Error::last_os_error().raw_os_error();
+        if n < 0 && errno == Some(libc::EINTR) {
+            continue;
+        }
+        if n < 0 && errno == Some(libc::EAGAIN) && waits < 100 {
+            waits += 1;
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            continue;
+        }
+        return;
     }
 }
 
@@ -343,6 +459,8 @@ mod tests {
             kind,
             stdin,
             end_pipe: Path::new("/tmp/d/end"),
+            tty: Path::new("/dev/pts/7"),
+            dir: Path::new("/tmp/d"),
         })
     }
 
@@ -370,9 +488,50 @@ mod tests {
         let dash = line(None, &[], ShellKind::Posix, Stdin::Null);
         assert!(dash.starts_with("\\jobs >/dev/null 2>&1; "), "{dash}");
         let terminal = line(None, &[], ShellKind::Zsh, Stdin::Terminal);
-        assert!(terminal.contains("\\. /tmp/d/cmd-0; "), "{terminal}");
+        assert!(
+            terminal.contains("\\. /tmp/d/cmd-0 </dev/pts/7; "),
+            "{terminal}"
+        );
         assert!(!terminal.contains("</dev/null"), "{terminal}");
-        assert!(terminal.contains("stty sane -echo"), "{terminal}");
+        assert!(!terminal.contains("trap"), "{terminal}");
+        let fish = line(None, &[], ShellKind::Fish, Stdin::Null);
+        assert_eq!(fish, "builtin source '/tmp/d/cmd-0' </dev/null\r");
+        let fish = line(
+            Some("/tmp/it's"),
+            &[("A".into(), Some("v".into())), ("B".into(), None)],
+            ShellKind::Fish,
+            Stdin::Terminal,
+        );
+        assert_eq!(
+            fish,
+            "begin; set -lx A 'v'; set -lu B; set -g __ptypilot_cwd $PWD; builtin cd '/tmp/it\\'s' && \
+             builtin source '/tmp/d/cmd-0' <'/dev/pts/7'; end\r"
+        );
+    }
+
+    #[test]
+    fn bash_keeps_the_debug_trap_off_between_the_markers_and_the_command() {
+        let l = line(None, &[], ShellKind::Bash, Stdin::Null);
+        let at = |what: &str| l.find(what).unwrap_or_else(|| panic!("{what} in {l}"));
+        assert!(at("trap -p DEBUG >|/tmp/d/trap") < at("trap - DEBUG"));
+        assert!(at("trap - DEBUG") < at("133;C;"));
+        // The end runs in a subshell, where the command's DEBUG trap does not.
+        assert!(at("( __ptypilot_st=$?") > at("\\. /tmp"));
+        assert!(l.contains("133;E;%s;%s;%s\\007' \"$__ptypilot_st\" \"$__ptypilot_s\" "));
+        assert!(l.contains(" >/dev/tty ) >/dev/null 2>&1; PS1="), "{l}");
+        let prefix = file_prefix(ShellKind::Bash, Path::new("/tmp/d"));
+        let at = |what: &str| {
+            prefix
+                .find(what)
+                .unwrap_or_else(|| panic!("{what} in {prefix}"))
+        };
+        assert!(at("\\set -x") < at("</tmp/d/trap"));
+        assert!(
+            prefix.ends_with("\\builtin eval \"${__ptypilot_t-}\"; } 2>/dev/null; "),
+            "{prefix}"
+        );
+        assert!(!file_prefix(ShellKind::Posix, Path::new("/tmp/d")).contains("trap"));
+        assert_eq!(file_prefix(ShellKind::Fish, Path::new("/tmp/d")), "");
     }
 
     #[test]

@@ -34,6 +34,23 @@ pub enum Phase {
     Ending,
 }
 
+/// The command file's path in the forms the shells' messages show it, and
+/// what each becomes (see [`Tracker::name_file`]).
+#[derive(Debug, Clone)]
+struct FileNames {
+    path: String,
+    /// `: <path>: ` (dash) becomes `: `.
+    inner: String,
+    /// `<path>:` (bash, zsh) becomes `<shell>:`.
+    colon: String,
+    shell_colon: String,
+    /// `<path> (line ` (fish) becomes `<shell> (line `.
+    fish_line: String,
+    shell_line: String,
+    /// Lines fish adds about the sourced file: dropped.
+    fish_lines: [String; 2],
+}
+
 /// How a command ended, from the markers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Finish {
@@ -67,9 +84,8 @@ pub struct Tracker {
     /// Command output fed since the stripper last completed a line.
     line_bytes: usize,
     /// The running command's file as the shell's messages name it, made
-    /// ready once per command: `(": <path>: ", "<path>:", "<shell>:")` (see
-    /// [`Tracker::name_file`]).
-    file: Option<(String, String, String)>,
+    /// ready once per command (see [`Tracker::name_file`]).
+    file: Option<FileNames>,
     /// A stop of the command began ([`Tracker::stopping`]).
     stopping: bool,
     /// Since then: lines that may be the shell's report on the stopped job,
@@ -86,9 +102,9 @@ pub struct Tracker {
     /// Output since the last `D` (see [`Phase::Ending`]).
     ending: String,
     /// Text ptypilot put in front of the command's first line
-    /// ([`FILE_PREFIX`](super::script::FILE_PREFIX)), removed where the
+    /// ([`file_prefix`](super::script::file_prefix)), removed where the
     /// shell shows it (`set -v`, a syntax error's quote of the line).
-    prefix: Option<&'static str>,
+    prefix: Option<String>,
     /// Where the last probe line is (see [`Probe`]).
     probe: Probe,
     /// The number of the last probe line written.
@@ -176,14 +192,6 @@ impl Tracker {
         self.probe
     }
 
-    /// What the terminal held unread was discarded: a probe line not read
-    /// yet is gone and will not be answered.
-    pub fn probe_discarded(&mut self) {
-        if matches!(self.probe, Probe::Sent(_)) {
-            self.probe = Probe::Settled;
-        }
-    }
-
     /// Whether a `D` marker came since the last call: the driver must then
     /// write a fresh secret line and pass the secret to
     /// [`Tracker::expect_secret`].
@@ -198,8 +206,8 @@ impl Tracker {
     }
 
     /// The command file starts with `prefix` on its first line.
-    pub fn file_prefix(&mut self, prefix: &'static str) {
-        self.prefix = Some(prefix);
+    pub fn file_prefix(&mut self, prefix: String) {
+        self.prefix = Some(prefix).filter(|p| !p.is_empty());
     }
 
     /// A stop of the running command began. From now on, what the shell
@@ -232,31 +240,44 @@ impl Tracker {
 
     /// The command runs from `path` in a shell called `shell`: its messages
     /// about the command (`bash` `<path>: line 1: x: command not found`, `zsh`
-    /// `<path>:1: ...`, `dash` `dash: 1: <path>: x: not found`) read as they
+    /// `<path>:1: ...`, `dash` `dash: 1: <path>: x: not found`, fish
+    /// `<path> (line 1): ...` and `from sourcing file <path>`) read as they
     /// would for a command typed at the prompt (`bash: line 1: ...`,
-    /// `zsh:1: ...`, `dash: 1: x: not found`).
+    /// `zsh:1: ...`, `dash: 1: x: not found`, `fish (line 1): ...`).
     pub fn name_file(&mut self, path: &str, shell: &str) {
-        // Every shell's form has a colon right after the path.
-        self.file = Some((
-            format!(": {path}: "),
-            format!("{path}:"),
-            format!("{shell}:"),
-        ));
+        self.file = Some(FileNames {
+            path: path.to_owned(),
+            inner: format!(": {path}: "),
+            colon: format!("{path}:"),
+            shell_colon: format!("{shell}:"),
+            fish_line: format!("{path} (line "),
+            shell_line: format!("{shell} (line "),
+            fish_lines: [
+                format!("from sourcing file {path}\n"),
+                format!("source: Error while reading file '{path}'\n"),
+            ],
+        });
     }
 
     /// `out` with the command file's name replaced (see [`Tracker::name_file`])
     /// and ptypilot's prefix of its first line removed.
     fn unname_file(&self, out: String) -> String {
-        let out = match self.prefix {
-            Some(prefix) if out.contains(prefix) => out.replace(prefix, ""),
+        let mut out = match &self.prefix {
+            Some(prefix) if out.contains(prefix.as_str()) => out.replace(prefix.as_str(), ""),
             _ => out,
         };
-        match &self.file {
-            Some((inner, path, shell)) if out.contains(path.as_str()) => out
-                .replace(inner.as_str(), ": ")
-                .replace(path.as_str(), shell),
-            _ => out,
+        let Some(names) = self.file.as_ref().filter(|n| out.contains(n.path.as_str())) else {
+            return out;
+        };
+        for line in &names.fish_lines {
+            if out.contains(line.as_str()) {
+                out = out.replace(line.as_str(), "");
+            }
         }
+        // Every other form has a colon right after the path.
+        out.replace(names.fish_line.as_str(), &names.shell_line)
+            .replace(names.inner.as_str(), ": ")
+            .replace(names.colon.as_str(), &names.shell_colon)
     }
 
     /// The phase now.
@@ -503,11 +524,13 @@ impl Tracker {
 
 /// A line a shell prints about a job it saw die of a stop signal: the empty
 /// line after SIGINT, bash's and dash's `Terminated` / `Killed`, zsh's
-/// `zsh: terminated  <command>`.
+/// `zsh: terminated  <command>`, fish's `fish: Job 1, '<command>'
+/// terminated by signal SIGTERM (Polite quit request)`.
 pub(super) fn is_stop_report(line: &str) -> bool {
     matches!(line, "" | "Terminated" | "Killed")
         || line.starts_with("zsh: terminated ")
         || line.starts_with("zsh: killed ")
+        || (line.starts_with("fish: Job ") && line.contains("' terminated by signal SIG"))
 }
 
 #[cfg(test)]
@@ -520,8 +543,6 @@ mod tests {
     fn end(t: &mut Tracker, status: i32, extra: &str) -> String {
         let mut out = t.feed(&d());
         assert!(t.take_confirm(), "D asks for a secret");
-        // The driver discards the terminal's unread input, probe lines too.
-        t.probe_discarded();
         t.expect_secret(S);
         out.push_str(&t.feed(&format!("{}{extra}", e(status, S))));
         out
@@ -640,8 +661,12 @@ mod tests {
     fn tracker_removes_the_file_prefix_where_the_shell_shows_it() {
         let (mut t, _) = track(&[&a(0)]);
         t.submit(DEFAULT_MAX_OUTPUT);
-        t.file_prefix(crate::core::shell::script::FILE_PREFIX);
-        let line = format!("{}echo hi\r\n", crate::core::shell::script::FILE_PREFIX);
+        let prefix = crate::core::shell::script::file_prefix(
+            crate::core::shell::ShellKind::Bash,
+            std::path::Path::new("/tmp/d"),
+        );
+        t.file_prefix(prefix.clone());
+        let line = format!("{prefix}echo hi\r\n");
         let out = t.feed(&format!("{}{line}hi\r\n", c()));
         assert_eq!(out, "echo hi\nhi\n");
     }
@@ -692,8 +717,7 @@ mod tests {
         let mut out = t.feed(&format!("{}one\r\n{}two\r\n", c(), a(7)));
         assert!(t.take_verify());
         t.probe_sent(5);
-        // The command goes on and ends; its `D` settles it (the probe line,
-        // never read, is discarded with the terminal's input).
+        // The command goes on and ends with its `D` and `E`.
         out.push_str(&end(&mut t, 3, ""));
         assert_eq!(out, "one\ntwo\n");
         assert_eq!(
@@ -704,6 +728,12 @@ mod tests {
                 lost: false,
             })
         );
+        // The shell reads the probe line after the run line: its answer
+        // and the prompt that shows its number come after the end.
+        assert_eq!(t.probe(), Probe::Sent(5));
+        assert_eq!(t.feed(&format!("{}{}", p(5, 0), a_probe(0, 5, 0))), "");
+        assert_eq!(t.probe(), Probe::Settled);
+        assert!(!t.broken());
         // A forged probe answer with a guessed number does nothing either.
         t.submit(DEFAULT_MAX_OUTPUT);
         t.feed(&format!("{}{}{}x\r\n", c(), a(1), p(1, 9)));
@@ -778,6 +808,16 @@ mod tests {
             "sh: line 1: x: command not found\nsh: 2: y: not found\nsh:3: parse error\ncat /tmp/d/cmd-40\n"
         );
         assert_eq!(t.take_output().0, out);
+        // fish's forms.
+        t.submit(DEFAULT_MAX_OUTPUT);
+        t.name_file("/tmp/d/cmd-5", "fish");
+        let out = t.feed(&format!(
+            "{}fish: Unknown command: x\r\n/tmp/d/cmd-5 (line 2): \r\nx\r\n^\r\n\
+             from sourcing file /tmp/d/cmd-5\r\n\
+             source: Error while reading file '/tmp/d/cmd-5'\r\n",
+            c(),
+        ));
+        assert_eq!(out, "fish: Unknown command: x\nfish (line 2): \nx\n^\n");
     }
 
     #[test]

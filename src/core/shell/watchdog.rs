@@ -6,16 +6,26 @@
 //! then still runs lines, but the prompt (`A`), or the end of a command (`D`),
 //! never shows. Waiting for them would wait forever.
 //!
-//! So when a marker is overdue, the driver writes a *probe line*, which only
-//! prints a probe marker (`P;<id>;<nonce>`) to `/dev/tty` — the terminal
-//! itself, whatever the shell did to its stdout and stderr. A marker is
-//! overdue when:
+//! So when a marker is overdue, the driver writes a *probe line* to the
+//! shell's control FIFO (never to the terminal, where a command could read
+//! it), which only prints a probe marker (`P;<id>;<nonce>`) to `/dev/tty` —
+//! the terminal itself, whatever the shell did to its stdout and stderr.
+//! The shell reads it only when it reads its next line, at its prompt. A
+//! marker is overdue when:
 //!
 //! - no run is in progress and the prompt has not come [`PROMPT_GRACE`]
 //!   after the last command ended (or after the run began waiting for it);
-//! - a command runs, and the shell itself has been in the terminal's
-//!   foreground, asleep, for [`PROBE_AFTER`]: the command's own processes are
-//!   gone, and the shell waits — for input, if the command is over.
+//! - a command runs (it has started: until then the shell may still be
+//!   reading the run line, and a shell that gives up on a line drops what it
+//!   read with it), and the shell itself has been in the terminal's
+//!   foreground, asleep, for [`PROBE_AFTER`]: the command's own processes
+//!   are gone, and the shell waits — for its next line, if the command is
+//!   over, or in a builtin such as `read` or `wait`, which the probe line
+//!   does not disturb.
+//!
+//! fish reads its lines from the terminal (see the `shell` module docs), so
+//! it gets no probes: a fish whose prompt has not come [`PROBE_LIMIT`] after
+//! a command ended is replaced.
 //!
 //! Then the shell's answer tells:
 //!
@@ -66,6 +76,12 @@ pub(super) enum Action {
 /// The clocks of one shell (see the module docs).
 #[derive(Debug, Default)]
 pub(super) struct Watchdog {
+    /// Probe lines can be sent: the shell reads them from its control FIFO,
+    /// where no command can read them. (fish reads its lines from the
+    /// terminal: it gets no probes; a missing prompt replaces it after
+    /// [`PROBE_LIMIT`], and its end marker always comes from
+    /// `fish_postexec`.)
+    can_probe: bool,
     /// No run in progress, and no prompt since then.
     waiting_since: Option<Instant>,
     /// A command runs and the shell sits idle in the foreground since then.
@@ -79,6 +95,15 @@ pub(super) struct Watchdog {
 }
 
 impl Watchdog {
+    /// A watchdog for a shell that reads probe lines from its control FIFO
+    /// (`can_probe`) or not.
+    pub(super) fn new(can_probe: bool) -> Self {
+        Watchdog {
+            can_probe,
+            ..Watchdog::default()
+        }
+    }
+
     /// A command ended: the prompt is due from now on (unless it came).
     pub(super) fn command_ended(&mut self, now: Instant, phase: Phase) {
         self.idle_since = None;
@@ -135,7 +160,16 @@ impl Watchdog {
                 self.waiting_since = None;
                 return Action::Wait(None);
             }
-            let due = *self.waiting_since.get_or_insert(now) + PROMPT_GRACE;
+            let since = *self.waiting_since.get_or_insert(now);
+            if !self.can_probe {
+                let due = since + PROBE_LIMIT;
+                return if now >= due {
+                    Action::Replace
+                } else {
+                    Action::Wait(Some(due))
+                };
+            }
+            let due = since + PROMPT_GRACE;
             return if now >= due {
                 self.probe()
             } else {
@@ -143,7 +177,10 @@ impl Watchdog {
             };
         }
         self.waiting_since = None;
-        if !matches!(phase, Phase::Submitted | Phase::Running) {
+        // Not before the command started: until then the shell may not have
+        // read all of the run line, and a shell that gives up on a line
+        // (an interrupt) drops what it read along with it, a probe line too.
+        if phase != Phase::Running || !self.can_probe {
             return Action::Wait(None);
         }
         if !idle_in_foreground() {
@@ -177,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_missing_prompt_is_probed_and_a_silent_answer_replaces_the_shell() {
-        let mut w = Watchdog::default();
+        let mut w = Watchdog::new(true);
         w.command_ended(at(0), Phase::AwaitPrompt);
         let busy = || panic!("not asked while no command runs");
         assert_eq!(
@@ -207,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_slow_prompt_only_delays_the_run() {
-        let mut w = Watchdog::default();
+        let mut w = Watchdog::new(true);
         w.command_ended(at(0), Phase::AwaitPrompt);
         let busy = || false;
         assert_eq!(
@@ -231,7 +268,7 @@ mod tests {
 
     #[test]
     fn an_unanswered_probe_replaces_an_idle_shell_but_not_a_busy_command() {
-        let mut w = Watchdog::default();
+        let mut w = Watchdog::new(true);
         assert_eq!(
             w.check(at(0), Phase::Running, Probe::Sent(1), true, || false),
             Action::Wait(None)
@@ -240,7 +277,7 @@ mod tests {
             w.check(at(60_000), Phase::Running, Probe::Sent(1), true, || false),
             Action::Wait(None)
         );
-        let mut w = Watchdog::default();
+        let mut w = Watchdog::new(true);
         assert_eq!(
             w.check(at(0), Phase::AwaitPrompt, Probe::Sent(1), false, || false),
             Action::Wait(Some(at(5000)))
@@ -255,7 +292,7 @@ mod tests {
 
     #[test]
     fn a_command_is_probed_only_after_the_shell_sat_idle_in_the_foreground() {
-        let mut w = Watchdog::default();
+        let mut w = Watchdog::new(true);
         assert_eq!(
             w.check(at(0), Phase::Running, Probe::Settled, true, || false),
             Action::Wait(Some(at(100)))
