@@ -7,9 +7,12 @@ export interface ShellOptions {
   /**
    * The shell program, looked up on the `PATH` of the shell's environment (a
    * name containing `/` is a path). bash, zsh, dash and other POSIX shells
-   * (`sh`, ash, ksh) work. It starts without user rc files (bash
-   * `--norc --noprofile`, zsh `-f`, `ENV` removed for `sh`), without line
-   * editing, with tty echo off and a prompt that carries ptypilot's markers.
+   * (`sh`, ash, ksh) work, and fish (commands in fish's language). It starts
+   * without user rc files (bash `--norc --noprofile`, zsh `-f`, fish
+   * `--no-config --private`, `ENV` removed for `sh`), without line editing
+   * (fish keeps its own at its prompt), with tty echo off and a prompt that
+   * carries ptypilot's markers. csh, tcsh, nushell, PowerShell and other
+   * shells that speak neither sh nor fish are refused (`ERR_INVALID_ARG`).
    * @default 'bash' where installed, else 'sh'
    */
   shell?: string
@@ -37,7 +40,7 @@ export interface ShellOptions {
    */
   sessionEnv?: Record<string, string | undefined>
   /**
-   * A shell script sourced (`.`) when the shell starts and whenever it is
+   * A shell script sourced (`.`; fish: `source`, so a fish script) when the shell starts and whenever it is
    * restarted — typically a snapshot of a user's shell: its functions,
    * aliases, options and exports — with its output discarded and stdin from
    * `/dev/null`. It runs before ptypilot's own settings (no line editing,
@@ -59,15 +62,19 @@ export interface ShellRunOptions {
    * variables, functions and `set` options persist for later runs, unless
    * `cwd` or `env` is given. `exit` ends the shell (so does a failing command after
    * `set -e`, as in a terminal): the result carries the shell's exit status
-   * and the next run starts a new shell. Its stdin is `/dev/null` (see `stdin`): a
-   * command that reads input gets end-of-file instead of waiting forever.
+   * and the next run starts a new shell. (fish runs the command with
+   * `source`, where `exit` ends the command, not the shell.) Its stdin is
+   * `/dev/null` (see `stdin`): a command that reads input gets end-of-file
+   * instead of waiting forever.
    */
   command: string
   /**
    * Run this command in this directory, relative to the shell's current
    * directory; must exist (`ERR_SPAWN` with `path` otherwise). With `cwd` or
    * `env` the command runs in a subshell, so its own `cd`, `export` and
-   * variable changes do not persist either.
+   * variable changes do not persist either. (fish has no subshells: the
+   * command runs in a block with its variables local, and the shell returns
+   * to its directory afterwards; other changes persist.)
    */
   cwd?: string
   /**
@@ -96,7 +103,10 @@ export interface ShellRunOptions {
    * `'terminal'` lets the command read the terminal, for commands that must
    * talk to it (`stty`, `read -s`, a confirmation prompt, `tput`); send it
    * input with `shell.write()`. The terminal does not echo input (unless the
-   * command turns echo on); it is made sane and quiet again afterwards.
+   * command turns echo on). Either way the terminal's input is only ever the
+   * command's and `write()`'s: ptypilot never sends its own control text
+   * there, so even a command that opens `/dev/tty` itself (`read x
+   * </dev/tty`, Python's `getpass`) gets nothing nobody wrote.
    * @default 'null'
    */
   stdin?: 'null' | 'terminal'
@@ -128,6 +138,17 @@ export interface ShellResult {
   cancelled: boolean
   /** The middle of the output was left out (a marker line says how much). */
   truncated: boolean
+  /**
+   * Present when the command broke the shell, which is then replaced before
+   * the next run; says why: the command closed or moved the shell's terminal
+   * descriptors (`exec >&-`, `exec 2>&-`, `exec 1>/tmp/file`), the shell no
+   * longer printed its end marker (a function named `printf`, `command` or
+   * `builtin`), or it stopped showing its prompt (then the warning is on the
+   * run that went on in a fresh shell). The new shell starts in the old one's
+   * directory, with `snapshotPath` and `sessionEnv` as every new shell; other
+   * state (variables, functions, options) starts over.
+   */
+  warning?: string
 }
 
 /**
@@ -135,31 +156,43 @@ export interface ShellResult {
  * so state (`cd`, `export`, variables) carries over, and knows exactly when
  * each command ends and with which status.
  *
- * Command boundaries come from shell-integration markers (OSC 133 style),
- * not from guessing prompts. A command's end is confirmed with a secret sent
+ * Command boundaries come from shell-integration markers (OSC 133 style;
+ * fish: its prompt, its `fish_postexec` event and the run line), not
+ * from guessing prompts. A command's end is confirmed with a secret sent
  * only after the command is done, and a prompt that appears during a command
  * with a probe the shell answers only once it is back at its prompt, so a
  * command that prints fake markers does not end its run early. What remains
- * takes intent: printing a fake end and then reading ptypilot's secret (from
- * its private pipe) or probe (from the terminal), or reading the shell's
- * memory. Aliases cannot take over ptypilot's lines (`alias .=…` is
- * harmless); a command that defines a function named `command`, `builtin` or
- * `printf` breaks the markers: its run ends with `exitCode: null` and the
- * next run gets a fresh shell (as after `exit`). Commands run with
- * `set -x`/`set -v` show their own lines, not ptypilot's.
+ * takes intent: printing a fake end and then reading ptypilot's secret or
+ * probe (from the shell's private pipes), or reading the shell's memory.
+ * Aliases cannot take over ptypilot's lines (`alias .=…` is harmless); a
+ * command that defines a function named `command`, `builtin` or `printf`
+ * breaks the markers: its run ends with `exitCode: null` and the next run
+ * gets a fresh shell. Commands run with `set -x`/`set -v` show their own
+ * lines, not ptypilot's, and a bash `DEBUG` trap runs for the command's own
+ * commands only.
  *
- * A command can break the markers for every later one (`exec 2>&-` hides
- * bash's and dash's prompt, `unset PS1`, `exec >/dev/null 2>&1`, a
- * `PROMPT_COMMAND` that hangs). When a marker is overdue — no prompt 1 s after
- * a command ended, or the shell sat idle in the foreground for 1 s while a
- * command ran — ptypilot types a probe line that prints to `/dev/tty`. If the
- * shell answers it without its prompt, answers it in place of a command's end
- * (that command's result then has `exitCode: null`), or does not answer within
- * 5 s while idle, the shell is killed with everything it started and the run
- * goes on in a fresh shell: shell state (directory, variables) starts over, as
- * after a command that exits the shell. So a `run()` without `timeoutMs` does
- * not hang on a broken shell. (A builtin that reads the terminal itself, such
- * as `read x </dev/tty`, would read the probe line.)
+ * The terminal's input belongs to the command and to `write()`: the shell
+ * reads its command lines from a private pipe, not the terminal (fish, which
+ * must read its terminal, gets a line typed only while it waits at its
+ * prompt), so nothing of ptypilot's reaches a command that reads the
+ * terminal, and input a command leaves unread is discarded when it ends.
+ *
+ * After every run ptypilot checks that the shell is still usable: its
+ * standard output and error still the terminal, its standard input still
+ * its pipe (`exec >&-`, `exec 2>&-`, `exec 1>/tmp/file` fail this), its end
+ * marker answered. If not, the run returns what it got with a `warning`, and
+ * the next run starts a new shell in the same directory. Terminal modes a
+ * command changed (`stty raw -echo -opost`) are set back, so every run
+ * starts with the same terminal. A command can also break the markers for
+ * every later one (`unset PS1`, a `PROMPT_COMMAND` that hangs). When a
+ * marker is overdue — no prompt 1 s after a command ended, or the shell sat
+ * idle in the foreground for 1 s while a command ran — ptypilot sends a
+ * probe line through the shell's pipe; if the shell answers it without its
+ * prompt, answers it in place of a command's end (that command's result then
+ * has `exitCode: null`), or does not answer within 5 s while idle (fish: no
+ * prompt within 5 s), the shell is killed with everything it started and the
+ * run goes on in a fresh shell. So a `run()` without `timeoutMs` does not
+ * hang on a broken shell.
  *
  * ```ts
  * await using shell = new Shell()
@@ -200,7 +233,7 @@ export declare class Shell {
    * Sends input to the running command, one run with `stdin: 'terminal'`:
    * `shell.write('yes\n')`. Input written before the command started (right
    * after `run()`) waits for it. What the command has not read when it ends
-   * is discarded, never read by the shell as commands. Throws
+   * is discarded: it reaches neither the next command nor the shell. Throws
    * `ERR_NOT_RUNNING` when no such run is in progress, `ERR_INVALID_ARG`
    * for data that is not a string or `Uint8Array`.
    */

@@ -21,7 +21,7 @@ use super::script::{
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
 use super::tracker::{Phase, Probe, Tracker};
 use super::watchdog::{Action, Watchdog};
-use super::{RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
+use super::{PROMPT_GRACE, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::fds;
 use crate::core::process::{self, Pid, ProcRef};
@@ -393,6 +393,31 @@ impl Shell {
         live.send(&probe_line(id, &live.nonce, live.kind));
     }
 
+    /// Waits until the shell is back at its prompt (at most
+    /// [`PROMPT_GRACE`]), its output dropped: a command has ended and its
+    /// output was taken.
+    async fn settle(&self, live: &Arc<Live>, rx: &mut tokio::sync::watch::Receiver<u64>) {
+        let limit = Instant::now() + PROMPT_GRACE;
+        loop {
+            rx.borrow_and_update();
+            let out = live.session.take_outbox();
+            let idle = {
+                let mut tracker = live.tracker();
+                if !out.data.is_empty() {
+                    tracker.feed(&out.data);
+                }
+                tracker.phase() == Phase::Idle
+            };
+            if idle || out.exit.is_some() {
+                return;
+            }
+            tokio::select! {
+                _ = rx.changed() => {}
+                _ = tokio::time::sleep_until(limit) => return,
+            }
+        }
+    }
+
     async fn execute<F, Fut>(
         &self,
         live: &Arc<Live>,
@@ -408,6 +433,8 @@ impl Shell {
         let mut rx = live.session.subscribe();
         let mut file: Option<PathBuf> = None;
         let mut interrupt: Option<Interrupt> = None;
+        // A stop's next step is due: taken once the output so far was read.
+        let mut step_due = false;
         let cleanup = |file: &Option<PathBuf>| {
             if let Some(file) = file {
                 let _ = fs::remove_file(file);
@@ -461,6 +488,11 @@ impl Shell {
                 let warning = if finish.lost {
                     Some(LOST.to_owned())
                 } else {
+                    if finish.aborted {
+                        // The probe line that confirmed it is still running,
+                        // its redirections applied: look once it is done.
+                        self.settle(live, &mut rx).await;
+                    }
                     live.check_health()
                 };
                 if warning.is_some() {
@@ -512,6 +544,14 @@ impl Shell {
                         warning: None,
                     },
                 }));
+            }
+            if std::mem::take(&mut step_due)
+                && let Some(interrupt) = &mut interrupt
+            {
+                // After the output that came meanwhile was read: the markers
+                // tell whether the command still runs.
+                let running = live.tracker().command_running();
+                interrupt.advance(&live.session, running);
             }
             // Probe lines go through the control FIFO, which no command
             // reads: a command that waits for the terminal in the shell's
@@ -612,11 +652,7 @@ impl Shell {
                     interrupt = Some(Interrupt::new(phase != Phase::Submitted));
                     live.tracker().stopping();
                 }
-                _ = sleep_until(next_step), if next_step.is_some() => {
-                    if let Some(interrupt) = &mut interrupt {
-                        interrupt.advance(&live.session);
-                    }
-                }
+                _ = sleep_until(next_step), if next_step.is_some() => step_due = true,
                 _ = sleep_until(watch_at), if watch_at.is_some() => {}
             }
         }

@@ -16,7 +16,8 @@
 //!   master side (nothing about the shell needs replacing for that), so
 //!   every run starts with the same terminal, as a person would type
 //!   `reset`. fish is left alone here: it sets its own modes for its
-//!   prompt and gives every command the modes it started with.
+//!   prompt, and gives its commands the modes the last command left, which
+//!   its run line therefore sets back first (see `script`).
 //!
 //! and the end marker came with its secret (the tracker's `lost` says it
 //! did not). A shell that fails is replaced before the next run; the run

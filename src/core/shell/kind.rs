@@ -16,8 +16,8 @@ pub enum ShellKind {
     Bash,
     /// zsh.
     Zsh,
-    /// fish (its own language; markers from its prompt and its
-    /// `fish_preexec` / `fish_postexec` events).
+    /// fish (its own language; markers from its prompt, its
+    /// `fish_postexec` event and the run line).
     Fish,
     /// Any other POSIX shell: dash, ash, ksh, mksh, `sh`.
     Posix,
@@ -175,12 +175,17 @@ impl ShellKind {
 /// right prompt or autosuggestions), the session variables, and the marker
 /// functions:
 ///
+/// - `__ptypilot_modes` keeps the terminal's modes as fish gives them to
+///   its commands (`stty -g`), for the run line to set them again;
 /// - `fish_prompt` prints the `A` marker with `$status`;
-/// - a `fish_preexec` handler prints `C` (fish emits the event right before
-///   it runs a line read at the prompt; every such line is a run line);
-/// - a `fish_postexec` handler (emitted after every such line, also one an
-///   interrupt cut short) keeps `$status`, returns from a per-run
-///   directory, prints `D`, reads the secret from `end_pipe` and prints `E`.
+/// - a `fish_postexec` handler (fish emits the event after every line read
+///   at its prompt — every such line is a run line — also one an interrupt
+///   cut short) keeps `$status`, returns from a per-run directory, prints
+///   `D`, reads the secret from `end_pipe` and prints `E`.
+///
+/// The start marker `C` is printed by the run line itself, after the
+/// terminal modes were set (see `script`), not by a `fish_preexec` handler,
+/// which would print it before.
 ///
 /// Every command word that a function could take over is run through
 /// `builtin`. The nonce is in the functions (as it is in bash's `PS1`),
@@ -206,11 +211,10 @@ function fish_greeting; end
 function fish_title; end
 function fish_right_prompt; end
 function fish_mode_prompt; end
+command stty -echo </dev/tty 2>/dev/null
+set -g __ptypilot_modes (command stty -g </dev/tty 2>/dev/null)
 function fish_prompt
     builtin printf '\\e]133;A;%s;%s;%s\\a' $status {nonce} \"$__ptypilot_p\"
-end
-function __ptypilot_preexec --on-event fish_preexec
-    builtin printf '\\e]133;C;%s\\a' {nonce} >/dev/tty
 end
 function __ptypilot_postexec --on-event fish_postexec
     set -l st $status
@@ -359,10 +363,10 @@ mod tests {
             at("builtin source '/tmp/it\\'s.fish' >/dev/null 2>&1 </dev/null")
                 < at("function fish_prompt")
         );
-        assert!(at("--on-event fish_preexec") < at("--on-event fish_postexec"));
+        assert!(at("function fish_prompt") < at("--on-event fish_postexec"));
         assert!(at("builtin read -l s <'/tmp/d/end'") > at("133;D;"));
         assert!(at("builtin source '/tmp/d/env'") > at("133;E;"));
-        assert_eq!(init.matches("n0nce").count(), 4);
+        assert_eq!(init.matches("n0nce").count(), 3);
     }
 
     #[test]

@@ -72,7 +72,9 @@
 //!
 //! - `A;<status>;<nonce>` — the prompt (`PS1`; fish: `fish_prompt`),
 //!   printed whenever the shell is ready to read a line; `<status>` is `$?`;
-//! - `C;<nonce>` — the command starts (fish: `fish_preexec`);
+//! - `C;<nonce>` — the command starts (fish: printed by the run line once
+//!   it set the terminal's modes, rather than by `fish_preexec`, which fish
+//!   emits before any of the line ran);
 //! - `D;<nonce>` — the command is done; the shell now waits for a secret
 //!   (fish: `fish_postexec`);
 //! - `E;<status>;<secret>;<nonce>` — the command ended with exit status
@@ -150,7 +152,9 @@
 //!   lost);
 //! - the terminal's modes: they are put back as the shell started with
 //!   them when a command changed them (`stty -opost -echo raw`), so every
-//!   run starts with the same terminal; that needs no new shell.
+//!   run starts with the same terminal; that needs no new shell. (fish
+//!   hands its commands the modes the last one left: its run line sets
+//!   the modes it started with first.)
 //!
 //! A shell that fails is replaced before the next run: the run returns what
 //! it got, with [`RunResult::warning`] saying why, and the next shell

@@ -39,7 +39,8 @@ pub fn prompt_line(nonce: &str, kind: ShellKind) -> String {
 /// variable to `<id>;$?` (the next prompt shows it, whatever `printf` has
 /// become) and prints the probe marker to the terminal itself, whatever
 /// the shell's stdout and stderr are now; it restores the marker prompt.
-/// Its traces (`set -x`) go to `/dev/null`.
+/// Its traces (`set -x`) go to `/dev/null`. (No subshell: a stop in
+/// progress interrupts children of the shell, see `stop`.)
 ///
 /// A prompt with the probe's number and no probe marker before it means
 /// `printf` no longer prints markers (a command redefined `command`,
@@ -75,7 +76,7 @@ pub(super) const TRAP_FILE: &str = "trap";
 ///   traced); bash also sets the command's `DEBUG` trap again (the run
 ///   line took it off, so that it does not run for ptypilot's commands
 ///   between the start marker and the command);
-/// - fish: nothing (the start marker comes from its `fish_preexec` event).
+/// - fish: nothing (its run line prints the start marker).
 ///
 /// Its output (`set -x` traces nothing in it) goes to `/dev/null`. `set -v`
 /// echoes it with the first line; the tracker removes it there.
@@ -156,9 +157,9 @@ pub struct RunLine<'a> {
 /// [`check_env`]).
 ///
 /// For fish (typed into the terminal at its prompt; see `kind`), the line
-/// only sources the file (in a block with the per-run directory and
-/// variables): its `fish_preexec` and `fish_postexec` handlers print the
-/// markers.
+/// sets the terminal's modes, prints the start marker and sources the file
+/// (in a block with the per-run directory and variables); its
+/// `fish_postexec` handler prints the end markers.
 pub fn run_line(run: &RunLine) -> String {
     if run.kind == ShellKind::Fish {
         return fish_run_line(run);
@@ -227,10 +228,22 @@ fn fish_run_line(run: &RunLine) -> String {
         Stdin::Null => " </dev/null".to_owned(),
         Stdin::Terminal => format!(" <{}", fish_quote(&run.tty.to_string_lossy())),
     };
+    // fish gives each command the modes the last one left (it mends only
+    // canonical input, echo and output processing, and an interrupt that
+    // came before a job started can leave its own prompt's modes there):
+    // the modes fish started with are set again first, by a job of the line
+    // itself, so that fish keeps them for the command (it does not for jobs
+    // of its event handlers). Then the start marker: a stop, which waits
+    // for it, never meets that job of ptypilot's.
+    let start = format!(
+        "command stty $__ptypilot_modes </dev/tty >/dev/null 2>&1; \
+         builtin printf '\\e]133;C;%s\\a' {} >/dev/tty;",
+        run.nonce
+    );
     if run.cwd.is_none() && run.env.is_empty() {
-        return format!("builtin source {file}{redirect}\r");
+        return format!("{start} builtin source {file}{redirect}\r");
     }
-    let mut line = String::from("begin;");
+    let mut line = format!("{start} begin;");
     for (key, value) in run.env {
         match value {
             Some(value) => line.push_str(&format!(" set -lx {key} {};", fish_quote(value))),
@@ -495,7 +508,14 @@ mod tests {
         assert!(!terminal.contains("</dev/null"), "{terminal}");
         assert!(!terminal.contains("trap"), "{terminal}");
         let fish = line(None, &[], ShellKind::Fish, Stdin::Null);
-        assert_eq!(fish, "builtin source '/tmp/d/cmd-0' </dev/null\r");
+        let start = format!(
+            "command stty $__ptypilot_modes </dev/tty >/dev/null 2>&1; \
+             builtin printf '\\e]133;C;%s\\a' {N} >/dev/tty;"
+        );
+        assert_eq!(
+            fish,
+            format!("{start} builtin source '/tmp/d/cmd-0' </dev/null\r")
+        );
         let fish = line(
             Some("/tmp/it's"),
             &[("A".into(), Some("v".into())), ("B".into(), None)],
@@ -504,8 +524,10 @@ mod tests {
         );
         assert_eq!(
             fish,
-            "begin; set -lx A 'v'; set -lu B; set -g __ptypilot_cwd $PWD; builtin cd '/tmp/it\\'s' && \
-             builtin source '/tmp/d/cmd-0' <'/dev/pts/7'; end\r"
+            format!(
+                "{start} begin; set -lx A 'v'; set -lu B; set -g __ptypilot_cwd $PWD; builtin cd '/tmp/it\\'s' && \
+                 builtin source '/tmp/d/cmd-0' <'/dev/pts/7'; end\r"
+            )
         );
     }
 

@@ -72,6 +72,17 @@ pub(super) async fn sleep_until(at: Option<Instant>) {
 /// When the shell itself is in the foreground after the SIGINT phase (a
 /// builtin loop that ignores SIGINT), the shell is killed at once.
 ///
+/// A job can also run in the shell's own process group: fish runs some
+/// there (after an interrupt met it between two jobs of a line), and so does
+/// a shell with job control off (`set +m`). While the shell waits for such
+/// children, they get the SIGINT (each process, not the shell), and then
+/// SIGTERM and SIGKILL as a job would.
+///
+/// A shell that still waits in a builtin [`SHELL_INTERRUPT_AGAIN`] after
+/// its SIGINT, while the markers say that the command runs (no end and no
+/// prompt yet), gets another: the first met it between two commands (fish
+/// goes on to the next one then).
+///
 /// The shell itself gets a SIGINT only while it is busy with a builtin: it
 /// used CPU time since the stop began (a loop of builtins), or, before any
 /// job of the command was interrupted, it waits in one (`read`, `wait`).
@@ -95,13 +106,22 @@ pub(super) struct Interrupt {
     pub(super) interrupted: Option<(Pid, Option<std::path::PathBuf>)>,
     /// Steps taken after the SIGINT phase.
     pub(super) escalations: u8,
-    /// A job (a process group other than the shell's) got a SIGINT.
+    /// A job (a process group other than the shell's, or children in the
+    /// shell's group) got a SIGINT.
     pub(super) job_interrupted: bool,
+    /// The children in the shell's own process group that got a SIGINT.
+    pub(super) children_interrupted: Vec<ProcRef>,
+    /// When the shell itself last got a SIGINT.
+    pub(super) shell_signalled: Option<Instant>,
     /// The shell's CPU time (clock ticks) when the SIGINT phase began or a
     /// job last got a SIGINT (see [`Interrupt::shell_busy`]).
     pub(super) shell_ticks: Option<u64>,
     pub(super) next_at: Option<Instant>,
 }
+
+/// How long after its SIGINT a shell that still waits in a builtin during
+/// the command gets another one.
+const SHELL_INTERRUPT_AGAIN: Duration = Duration::from_millis(250);
 
 /// How often the foreground group is checked during the SIGINT phase.
 pub(super) const INTERRUPT_POLL: Duration = Duration::from_millis(50);
@@ -123,6 +143,7 @@ fn cpu_ticks(pid: Pid) -> Option<u64> {
 }
 
 impl Interrupt {
+    /// Steps for a command that has `started` (its `C` marker came) or not.
     pub(super) fn new(started: bool) -> Self {
         let now = Instant::now();
         Interrupt {
@@ -131,6 +152,8 @@ impl Interrupt {
             interrupted: None,
             escalations: 0,
             job_interrupted: false,
+            children_interrupted: Vec::new(),
+            shell_signalled: None,
             shell_ticks: None,
             next_at: Some(if started { now } else { now + INTERRUPT_GRACE }),
         }
@@ -144,8 +167,9 @@ impl Interrupt {
         }
     }
 
-    /// Takes the step that is due.
-    pub(super) fn advance(&mut self, session: &Session) {
+    /// Takes the step that is due. `running`: the command runs, as far as
+    /// the markers tell (it started, and neither its end nor a prompt came).
+    pub(super) fn advance(&mut self, session: &Session, running: bool) {
         let now = Instant::now();
         if !self.armed {
             return self.kill_shell(session);
@@ -156,13 +180,48 @@ impl Interrupt {
         let term_at = since + INTERRUPT_GRACE;
         if now < term_at {
             let target = foreground.unwrap_or(shell);
+            let children = if target == shell {
+                children_in_group(shell)
+            } else {
+                Vec::new()
+            };
+            if !children.is_empty() {
+                // The shell waits for them: it is not reading or parsing.
+                let new: Vec<ProcRef> = children
+                    .iter()
+                    .filter(|c| !self.children_interrupted.contains(c))
+                    .copied()
+                    .collect();
+                for p in process::tree_of(&new, &[]) {
+                    p.signal(Signal::SIGINT);
+                }
+                self.children_interrupted = children;
+                self.job_interrupted = true;
+                self.shell_ticks = cpu_ticks(shell);
+                self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
+                return;
+            }
             let program = std::fs::read_link(format!("/proc/{target}/exe")).ok();
             let seen = Some((target, program));
             let baseline = *self
                 .shell_ticks
                 .get_or_insert_with(|| cpu_ticks(shell).unwrap_or(0));
-            if self.interrupted != seen && (target != shell || self.shell_busy(shell, baseline)) {
+            // The shell waits in a builtin still, a while after its SIGINT:
+            // that one met it between two commands (fish then goes on to the
+            // next, a `read` say), so it gets another.
+            let again = target == shell
+                && running
+                && self.interrupted == seen
+                && self
+                    .shell_signalled
+                    .is_some_and(|at| now >= at + SHELL_INTERRUPT_AGAIN);
+            if (self.interrupted != seen || again)
+                && (target != shell || self.shell_busy(shell, baseline))
+            {
                 let _ = nix::sys::signal::killpg(NixPid::from_raw(target), Signal::SIGINT);
+                if target == shell {
+                    self.shell_signalled = Some(now);
+                }
                 self.interrupted = seen;
                 if target != shell {
                     self.job_interrupted = true;
@@ -172,14 +231,18 @@ impl Interrupt {
             self.next_at = Some((now + INTERRUPT_POLL).min(term_at));
             return;
         }
-        match (self.escalations, foreground.filter(|&g| g != shell)) {
-            (0 | 1, Some(job)) => {
+        let job = match foreground.filter(|&g| g != shell) {
+            Some(job) => process::tree(&[], &[job]),
+            None => process::tree_of(&children_in_group(shell), &[]),
+        };
+        match (self.escalations, job.is_empty()) {
+            (0 | 1, false) => {
                 let signal = if self.escalations == 0 {
                     Signal::SIGTERM
                 } else {
                     Signal::SIGKILL
                 };
-                for p in process::tree(&[], &[job]) {
+                for p in job {
                     p.signal(signal);
                     // A stopped job acts on SIGTERM only once continued.
                     p.signal(Signal::SIGCONT);
@@ -207,6 +270,15 @@ impl Interrupt {
         let _ = session.kill();
         self.next_at = None;
     }
+}
+
+/// The shell's living children in its own process group (see [`Interrupt`]).
+fn children_in_group(shell: Pid) -> Vec<ProcRef> {
+    process::list()
+        .into_iter()
+        .filter(|p| p.ppid == shell && p.pgid == shell && !p.exited())
+        .map(|p| p.as_ref())
+        .collect()
 }
 
 /// Ends a shell session and everything it started: SIGTERM to its process

@@ -285,6 +285,12 @@ impl Tracker {
         self.phase
     }
 
+    /// The command runs, as far as the markers tell: it started, and
+    /// neither its end (`D`) nor a prompt came since.
+    pub fn command_running(&self) -> bool {
+        self.phase == Phase::Running && !self.pending_abort
+    }
+
     /// Takes terminal output; returns the command output (stripped) it
     /// completed, which is also kept for [`Tracker::take_output`].
     pub fn feed(&mut self, text: &str) -> String {
