@@ -336,6 +336,15 @@ describe('waits: a program waiting for input, exiting, or working silently', () 
     expect((await r.respond('pty_send', { id: s.id, input: 'bye<enter>' })).text).toMatch(/^Sent 4 bytes to pty1\. Read the answer with pty_read/)
   })
 
+  it('a program that waits for input without printing anything (cat): the waits end at once', async () => {
+    const r = withTools()
+    const s = await r.call('pty_start', { command: 'cat', wait_ms: 20000 })
+    expect(s).toMatchObject({ reason: 'input', status: 'running', inputKind: 'line', output: '' })
+    expect(await r.call('pty_read', { id: s.id, wait_ms: 20000 })).toMatchObject({ reason: 'input', inputKind: 'line', output: '' })
+    const echoed = await r.call('pty_send', { id: s.id, input: 'hello<enter>', wait_ms: 20000 })
+    expect(echoed.answer).toMatchObject({ reason: 'input', inputKind: 'line', output: 'hello\nhello\n' })
+  })
+
   it('a program that prints and goes on without reading the terminal (a server): the wait ends after a quiet pause', async () => {
     const r = withTools()
     const reply = await r.respond('pty_start', {

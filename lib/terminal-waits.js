@@ -175,7 +175,9 @@ async function untilAnswer(pty, { from, ms, typed = null, quietMs = ANSWER_QUIET
     if (!pty.running) return 'exit'
     return settled.settled ? 'quiet' : 'timeout'
   }
-  return first(pty, ms, (signal) => [untilInput(pty, { since: 'input', timeoutMs: ms, signal }), output(signal).catch(reasonOf)])
+  // After an input, only a wait that began once it was read counts; before any, every wait does.
+  const since = typed === null ? undefined : 'input'
+  return first(pty, ms, (signal) => [untilInput(pty, { since, timeoutMs: ms, signal }), output(signal).catch(reasonOf)])
 }
 
 module.exports = { ANSWER_QUIET_MS, inputOf, waitingKind, untilExitOrInput, untilAnswer, typedText, isEcho }
