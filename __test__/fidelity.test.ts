@@ -371,6 +371,38 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       rows: { 0: `X${'E'.repeat(19)}`, 1: 'E'.repeat(20), 2: 'E'.repeat(20), 3: 'E'.repeat(20), 4: 'E'.repeat(20) },
       cursor: [0, 1],
     },
+    {
+      name: 'left and right margins: text wraps at the right margin to the left one, carriage return goes to the left margin',
+      cite: 'ctlseqs CSI ? 69 h (DECLRMM) and CSI Pl ; Pr s (DECSLRM, which homes the cursor); VT420/DEC STD 070: with auto-wrap the cursor wraps from the right margin to the left margin of the next line',
+      bytes: `${E}[?69h${E}[3;6sabcdefghij\r\nX`,
+      size: [10, 4],
+      rows: { 0: 'abcdef', 1: '  ghij', 2: '  X' },
+      cursor: [2, 3],
+    },
+    {
+      name: 'left and right margins: SU scrolls only between them',
+      cite: 'ctlseqs CSI Ps S (SU) scrolls the scrolling region, bounded by DECSTBM and, with DECLRMM, by DECSLRM',
+      bytes: `0123456789\r\n0123456789\r\n0123456789${E}[?69h${E}[3;6s${E}[1;3H${E}[2S`,
+      size: [10, 4],
+      rows: { 0: '0123456789', 1: '01    6789', 2: '01    6789' },
+      cursor: [0, 2],
+    },
+    {
+      name: 'left and right margins: ICH shifts characters only up to the right margin',
+      cite: 'ctlseqs CSI Ps @ (ICH): characters right of the cursor shift right, to the right margin with DECLRMM set',
+      bytes: `0123456789${E}[?69h${E}[3;6s${E}[1;4H${E}[2@X`,
+      size: [10, 4],
+      rows: { 0: '012X 36789' },
+      cursor: [0, 4],
+    },
+    {
+      name: 'left and right margins: IL and DL act between them, from the cursor row, and return to the left margin',
+      cite: 'ctlseqs CSI Ps L (IL), CSI Ps M (DL): within the margins, the cursor to the left margin',
+      bytes: `aaaaaaaaaa\r\nbbbbbbbbbb\r\ncccccccccc${E}[?69h${E}[2;5s${E}[2;3H${E}[MX`,
+      size: [10, 4],
+      rows: { 0: 'aaaaaaaaaa', 1: 'bXccc'.padEnd(5) + 'bbbbb', 2: 'c    ccccc' },
+      cursor: [1, 2],
+    },
   ]
   it.each(cases)('$name ($cite)', async ({ bytes, size, rows, cursor }) => {
     const [cols, height] = size ?? [20, 5]

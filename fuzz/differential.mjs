@@ -311,9 +311,12 @@ const startsWithMark = (text) => widthOf(text) === 0 && text.codePointAt(0) !== 
  *   joins it to the character under the cursor, or gives it a cell of its
  *   own that shows it; xterm.js joins it to the cell before the cursor, or
  *   gives it a cell that shows nothing);
- * - `slrm`: `CSI Pl ; Pr s` (xterm: DECSLRM with mode 69 set, nothing
- *   otherwise; xterm.js saves the cursor);
- * - `lrmm-save`: `CSI s` with mode 69 set (DECSLRM in xterm);
+ * - `slrm`: `CSI Pl ; Pr s` with left and right margin mode (69) off
+ *   (xterm: nothing; xterm.js saves the cursor);
+ * - `lr-margins`: `CSI Pl ; Pr s` with mode 69 set: DECSLRM, left and right
+ *   margins (xterm.js has neither);
+ * - `lrmm-save`: `CSI s` with mode 69 set (DECSLRM in xterm, which resets
+ *   the left and right margins and homes the cursor);
  * - `reverse-cub`: CUB with reverse wraparound set from the left edge or
  *   with a wrap pending (xterm reverse-wraps CUB as it does backspace;
  *   xterm.js only backspace);
@@ -356,7 +359,7 @@ function trace(kase) {
         }
       }
       if (kind === 'ALT1049' && set && !normal) tags.add('alt-twice')
-      if (kind === 'DECSLRM') tags.add('slrm')
+      if (kind === 'DECSLRM') tags.add(lrmm ? 'lr-margins' : 'slrm')
       if (kind === 'SCOSC' && lrmm) tags.add('lrmm-save')
       if (kind === 'DECALN' && modes.origin) tags.add('decaln-origin')
       if (kind === 'CUB' && modes.reverseWraparound) {
@@ -369,10 +372,18 @@ function trace(kase) {
         const halfAtEnd = line?.getWidth(cols - 1) === 0
         if (halfAtEnd || [...text].some((ch) => widthOf(ch) === 2)) tags.add('nowrap-wide')
       }
-      if (['wide', 'zwj', 'emoji-selector'].includes(kind) && modes.wraparound) {
+      if (modes.wraparound && (['wide', 'zwj', 'emoji-selector'].includes(kind) || kind === 'REP')) {
+        // The columns each character takes, as xterm.js counts them; for REP
+        // the character before the cursor, repeated.
+        let widths = [...text].map((ch) => core.unicodeService.wcwidth(ch.codePointAt(0)))
+        if (kind === 'REP') {
+          const line = buffer.lines.get(buffer.ybase + buffer.y)
+          const x = Math.min(buffer.x, cols)
+          const wide = x >= 2 && line?.getWidth(x - 1) === 0 && line?.getWidth(x - 2) === 2
+          widths = Array(wide ? Number(text.slice(2, -1)) || 1 : 0).fill(2)
+        }
         let x = buffer.x
-        for (const ch of text) {
-          const w = widthOf(ch)
+        for (const w of widths) {
           if (w === 0) continue
           if (x >= cols) x = 0
           if (w === 2 && x === cols - 1) tags.add('wide-no-fit')
@@ -452,6 +463,7 @@ export const KNOWN = [
     ['wide-no-fit', ['wide-no-fit']],
     ['lone-mark', ['lone-mark']],
     ['slrm', ['slrm']],
+    ['lr-margins', ['lr-margins']],
     ['lrmm-save', ['lrmm-save']],
     ['reverse-cub', ['reverse-cub']],
     ['decaln-origin', ['decaln-origin']],

@@ -22,6 +22,8 @@
 //!   overwrites the last column instead of wrapping;
 //! - **DECRQM** (`CSI ? Ps $ p`, `CSI Ps $ p`): modes are reported (set,
 //!   reset, or not recognised), so a program that asks does not wait;
+//! - **left and right margins** (DECLRMM, DECSLRM): carried here and
+//!   applied by moving vt100's cells (see [`margins`]);
 //! - **mouse modes**: urxvt's encoding (1015), and resetting any tracking
 //!   mode (9, 1000, 1002, 1003) turns reporting off, as in xterm (vt100
 //!   only undoes the mode named);
@@ -36,6 +38,8 @@
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
 use super::Hooks;
+
+mod margins;
 
 type Parser = vt100::Parser<Hooks>;
 
@@ -203,6 +207,12 @@ pub(super) struct Compat {
     /// h`).
     reverse_wrap: bool,
     reverse_wrap_any: bool,
+    /// Left and right margin mode (DECLRMM, `CSI ? 69 h`): `CSI s` sets
+    /// the margins (DECSLRM) instead of saving the cursor.
+    lrmm: bool,
+    /// Left and right margins (DECSLRM), 0-based, when they are not the
+    /// screen's edges (see [`margins`]).
+    lr: Option<(u16, u16)>,
     /// Continuation bytes still expected for the current UTF-8 character.
     utf8_pending: u8,
     /// G0 and G1.
@@ -261,6 +271,8 @@ impl Compat {
             written: false,
             reverse_wrap: false,
             reverse_wrap_any: false,
+            lrmm: false,
+            lr: None,
             utf8_pending: 0,
             sets: [Charset::Ascii; 2],
             shift: 0,
@@ -314,6 +326,7 @@ impl Compat {
         // A size change resets the scroll margins (xterm, and vt100 too).
         self.margins = None;
         self.grid_margins = [None; 2];
+        self.lr = None;
         if let Some(tabs) = &mut self.tabs {
             let old = tabs.len();
             tabs.resize(usize::from(cols), false);
@@ -326,7 +339,11 @@ impl Compat {
 
     /// True when printed characters need a look (mapping, insert, no wrap).
     fn print_sensitive(&self) -> bool {
-        self.insert || !self.autowrap || self.held_wrap || self.sets[self.shift] != Charset::Ascii
+        self.insert
+            || !self.autowrap
+            || self.held_wrap
+            || self.lr.is_some()
+            || self.sets[self.shift] != Charset::Ascii
     }
 
     /// Feeds `bytes` to `parser`, with the fix-ups described in the module
@@ -477,6 +494,23 @@ impl Compat {
                     self.end_wrap_at(run, i);
                 }
             }
+            0x0a..=0x0c if self.lr.is_some() => {
+                run.flush_to(i);
+                self.line_feed_in_lr(run, self.newline);
+                run.skip(i + 1);
+                self.printed = false;
+            }
+            0x0d if self.lr.is_some() => {
+                run.flush_to(i);
+                let (row, col) = run.parser.screen().cursor_position();
+                let col = self.carriage_return_col(col.min(self.cols - 1));
+                self.reset_wrap();
+                self.maybe_wrap = false;
+                let top = self.region(run.parser).0;
+                run.inject(self.goto(row, col, top).as_bytes());
+                run.skip(i + 1);
+                self.printed = false;
+            }
             0x0a..=0x0c => {
                 self.end_wrap_at(run, i);
                 if self.newline {
@@ -493,7 +527,7 @@ impl Compat {
             }
             0x09 => {
                 self.printed = false;
-                if self.maybe_wrap || self.held_wrap || self.tabs.is_some() {
+                if self.maybe_wrap || self.held_wrap || self.tabs.is_some() || self.lr.is_some() {
                     run.flush_to(i);
                     self.tab_forward(run, 1);
                     run.skip(i + 1);
@@ -528,6 +562,15 @@ impl Compat {
     fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
         run.flush_to(i);
         let (len, width) = char_at(run.bytes, i);
+        if self.lr.is_some() {
+            let mapped = if b < 0x80 {
+                self.sets[self.shift].map(b)
+            } else {
+                None
+            };
+            self.print_in_lr(run, i, len, width, mapped.map(str::as_bytes));
+            return;
+        }
         if width == 0 {
             // A combining character joins the cell before: nothing to insert,
             // and no move off the margin.
@@ -635,6 +678,14 @@ impl Compat {
         if bytes.starts_with(FFFD) {
             // vt100 drops U+FFFD (it stands for bytes vte could not decode,
             // which xterm drops too); one the program printed is shown.
+            if self.lr.is_some() {
+                self.print_in_lr(run, i, FFFD.len(), 1, Some(FFFD_STAND_IN.as_bytes()));
+                self.stand_ins.used = true;
+                self.printed = true;
+                self.maybe_wrap = true;
+                self.utf8_pending = 0;
+                return Some(FFFD.len());
+            }
             if self.print_sensitive() {
                 self.print(run, i, bytes[0]);
             }
@@ -722,6 +773,20 @@ impl Compat {
             // cursor above the scroll region, where vt100 scrolls the
             // region anyway and xterm only moves up (to no further than
             // the top row).
+            (0, b'D' | b'E' | b'M') if self.lr.is_some() => {
+                if !self.end_wrap_before(run, i) {
+                    cancel(run, i);
+                }
+                if b == b'M' {
+                    let (row, col) = run.parser.screen().cursor_position();
+                    let col = col.min(self.cols - 1);
+                    let row = self.reverse_index_in_lr(run.parser, row, col);
+                    let top = self.region(run.parser).0;
+                    run.inject(self.goto(row, col, top).as_bytes());
+                } else {
+                    self.line_feed_in_lr(run, b == b'E');
+                }
+            }
             (0, b'D' | b'E' | b'M') => {
                 let cancelled = self.end_wrap_before(run, i);
                 if !cancelled {
@@ -755,6 +820,7 @@ impl Compat {
                 let alt = alt_of(run.parser);
                 self.margins = None;
                 self.grid_margins[alt] = None;
+                self.lr = None;
                 self.origin = false;
                 self.grid_origin[alt] = false;
                 self.reset_wrap();
@@ -819,6 +885,71 @@ impl Compat {
     fn csi_dispatch(&mut self, run: &mut Run<'_, '_>, i: usize, fin: u8) {
         let p = &self.csi;
         match (p.private, p.intermediate, fin) {
+            // DECSLRM, with mode 69 set (see `margins`).
+            (0, 0, b's') if self.lrmm => self.set_lr_margins(run, i),
+            // With left and right margins set, scrolling, inserting and
+            // deleting lines and characters act between them, and moves
+            // stop at them (see `margins`).
+            (0, 0, b'S' | b'T') if self.lr.is_some() => {
+                let n = i32::from(p.first_or(1));
+                cancel(run, i);
+                let (top, bottom) = self.region(run.parser);
+                self.scroll_rect(run.parser, top, bottom, if fin == b'S' { n } else { -n });
+            }
+            (0, 0, b'L' | b'M') if self.lr.is_some() => {
+                let n = p.first_or(1);
+                self.flush_to_seq(run);
+                let (row, col) = run.parser.screen().cursor_position();
+                if !self.end_wrap_before(run, i) {
+                    cancel(run, i);
+                }
+                self.lines_in_lr(run, fin == b'L', n, row, col.min(self.cols - 1));
+            }
+            (0, 0, b'@' | b'P') if self.lr.is_some() => {
+                let n = p.first_or(1);
+                if !self.end_wrap_before(run, i) {
+                    cancel(run, i);
+                }
+                self.chars_in_lr(run, fin == b'@', n);
+            }
+            (0, 0, b'C' | b'D')
+                if self.lr.is_some()
+                    && !(fin == b'D'
+                        && (self.reverse_wrap || self.reverse_wrap_any)
+                        && self.autowrap) =>
+            {
+                let n = p.first_or(1);
+                if !self.end_wrap_before(run, i) {
+                    cancel(run, i);
+                }
+                let (row, col) = run.parser.screen().cursor_position();
+                let col = col.min(self.cols - 1);
+                let target = if fin == b'C' {
+                    self.forward_target(col, n)
+                } else {
+                    self.back_target(col, n)
+                };
+                let top = self.region(run.parser).0;
+                run.inject(self.goto(row, target, top).as_bytes());
+            }
+            (0, 0, b'H' | b'f' | b'G' | b'`') if self.lr.is_some() && self.origin => {
+                let first = p.first_or(1);
+                let second = p.values.get(1).copied().unwrap_or(1);
+                cancel(run, i);
+                self.reset_wrap();
+                self.maybe_wrap = false;
+                let (row, _) = run.parser.screen().cursor_position();
+                let (top, bottom) = self.region(run.parser);
+                let (row, col) = if matches!(fin, b'H' | b'f') {
+                    (
+                        top.saturating_add(first - 1).min(bottom),
+                        self.absolute_col(second),
+                    )
+                } else {
+                    (row, self.absolute_col(first))
+                };
+                run.inject(self.goto(row, col, top).as_bytes());
+            }
             // CUB with reverse wraparound: see `cursor_back`.
             (0, 0, b'D') if (self.reverse_wrap || self.reverse_wrap_any) && self.autowrap => {
                 let n = p.first_or(1);
@@ -1049,6 +1180,14 @@ impl Compat {
                 }
                 let pending = vt_col >= self.cols;
                 let col = vt_col.min(self.cols - 1);
+                if let Some((left, right)) = self.lr {
+                    // Between the left and right margins, with the cursor
+                    // there (see `margins`).
+                    if col >= left && col <= right {
+                        self.column_edit_in_lr(run.parser, fin, n, col);
+                    }
+                    return;
+                }
                 let at = if matches!(fin, b'@' | b'A') { 0 } else { col };
                 let edit = if matches!(fin, b'@' | b'~') {
                     b'P'
@@ -1137,6 +1276,8 @@ impl Compat {
                 self.autowrap = true;
                 self.reverse_wrap = false;
                 self.reverse_wrap_any = false;
+                self.lrmm = false;
+                self.lr = None;
                 self.sets = [Charset::Ascii; 2];
                 self.shift = 0;
                 if pending {
@@ -1200,6 +1341,12 @@ impl Compat {
                 }
                 7 => self.autowrap = set,
                 45 => self.reverse_wrap = set,
+                69 => {
+                    self.lrmm = set;
+                    if !set {
+                        self.lr = None;
+                    }
+                }
                 1045 => self.reverse_wrap_any = set,
                 1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
                 1048 => {
@@ -1330,6 +1477,9 @@ impl Compat {
             (false, 20) => self.newline,
             (true, 1) => screen.application_cursor(),
             (true, 7) => self.autowrap,
+            (true, 45) => self.reverse_wrap,
+            (true, 69) => self.lrmm,
+            (true, 1045) => self.reverse_wrap_any,
             (true, 9) => screen.mouse_protocol_mode() == MouseProtocolMode::Press,
             (true, 25) => !screen.hide_cursor(),
             (true, 47 | 1047 | 1049) => screen.alternate_screen(),
@@ -1430,7 +1580,7 @@ impl Compat {
             return;
         }
         self.maybe_wrap = false;
-        let target = self.next_stop(col, n);
+        let target = self.tab_target(col, n);
         if self.held_wrap && target + 1 == self.cols {
             // The flag on the last column is vt100's pending wrap.
             self.held_wrap = false;
@@ -1465,7 +1615,12 @@ impl Compat {
     fn cursor_back(&mut self, run: &mut Run<'_, '_>, n: u16) {
         let screen = run.parser.screen();
         let (start_row, vt_col) = screen.cursor_position();
-        let (top, bottom) = self.region(run.parser);
+        // The scroll margins bound the way back when the cursor is between
+        // them; from outside, the screen's edges do (as for CUU and CUD).
+        let (top, bottom) = match self.region(run.parser) {
+            (top, bottom) if (top..=bottom).contains(&start_row) => (top, bottom),
+            _ => (0, screen.size().0.get() - 1),
+        };
         let right = i32::from(self.cols) - 1;
         let any = self.reverse_wrap_any;
         let wrap_flag = vt_col >= self.cols || self.held_wrap;
@@ -2210,8 +2365,12 @@ mod tests {
     /// The same output in any split gives the same screen.
     #[test]
     fn chunk_boundaries_do_not_matter() {
-        let samples: [&[u8]; 5] = [
+        let samples: [&[u8]; 7] = [
             "ab\x1b(0lqk\x1b(B\x1b[4h日e\u{301}\x1b[4l\x1b[3g\x1b[9G\x1bH\r\tT\x1b[?1047hA\x1b[?1047l\x1b[?7lzz\x1b[?7h".as_bytes(),
+            // Left and right margins, wraps pending, reverse wraparound,
+            // lone combining marks.
+            "\x1b[?69h\x1b[3;60s日本語abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\r\nX\x1b[2S\x1b[4;4H\x1b[2@\x1b[M\x1b[T\x1bM\x1bD\x1b[4h\u{fffd}q\x1b[4l\x1b[2 @\x1b['}\x1b[?69l".as_bytes(),
+            "\x1b[20;1H\x1b[?45h0123456789012345678901234567890123456789012345678901234567890123456789012345678901\x08\x08\x08\x1b[5D\x1b[Z\tZ\x1b[1;80Hq\x1b7\x1b[H\x1b8\x1b[K\r\u{301}\x1b[3;5H\u{301}\x1b[?1049h\x1b[1;80Hw\x1b[?47l\x1b[!p".as_bytes(),
             include_bytes!("../../../__test__/fixtures/vim.out"),
             include_bytes!("../../../__test__/fixtures/less.out"),
             include_bytes!("../../../__test__/fixtures/readline.out"),
