@@ -168,8 +168,11 @@ export interface MouseSequence {
   col: number
   /** Row, 0-based. */
   row: number
+  /** Shift was held. */
   shift: boolean
+  /** Alt (Meta) was held. */
   alt: boolean
+  /** Ctrl was held. */
   ctrl: boolean
   /**
    * How it was written: `'default'`, `'utf8'` (1005), `'sgr'` (1006) or `'urxvt'` (1015). Default

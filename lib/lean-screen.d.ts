@@ -9,10 +9,19 @@
 export interface ViewScreen {
   /** Every row (`lines.length === rows`), without line breaks. */
   lines: string[]
+  /** Width in cells. */
   cols: number
+  /** Height in rows. */
   rows: number
-  /** 0-based row and column; `visible` defaults to true. */
-  cursor: { row: number; col: number; visible?: boolean }
+  /** Where the cursor is. */
+  cursor: {
+    /** Row, 0-based. */
+    row: number
+    /** Column, 0-based. */
+    col: number
+    /** Whether it is shown. @default true */
+    visible?: boolean
+  }
   /** @default false */
   altScreen?: boolean
 }
@@ -97,8 +106,8 @@ export declare function screenView(
  * of another size), or is a partial view without a previous screen.
  *
  * ```ts
- * const screens = new Map<number, ReturnType<typeof rebuildScreen>>()
- * let model: ReturnType<typeof rebuildScreen> | null = null
+ * const screens = new Map<number, RebuiltScreen>()
+ * let model: RebuiltScreen | null = null
  * for (const view of viewsReceived) {           // NumberedScreenView from a tracker
  *   model = rebuildScreen(model, view.text, screens)
  *   screens.set(view.number, model)
@@ -109,7 +118,28 @@ export declare function rebuildScreen(
   previous: ViewScreen | null,
   view: string,
   earlier?: ReadonlyMap<number, ViewScreen> | ((number: number) => ViewScreen | null | undefined) | null,
-): { lines: string[]; cols: number; rows: number; cursor: { row: number; col: number; visible: boolean }; altScreen: boolean }
+): RebuiltScreen
+
+/** The screen `rebuildScreen` gives back: the `next` the view was made from, exactly. */
+export interface RebuiltScreen {
+  /** Every row (`lines.length === rows`), as in the screen the view was made from. */
+  lines: string[]
+  /** Width in cells. */
+  cols: number
+  /** Height in rows. */
+  rows: number
+  /** Where the cursor is. */
+  cursor: {
+    /** Row, 0-based. */
+    row: number
+    /** Column, 0-based. */
+    col: number
+    /** Whether it is shown. */
+    visible: boolean
+  }
+  /** Whether the alternate screen (a full-screen program's) is showing. */
+  altScreen: boolean
+}
 
 /**
  * Remembers the screens last sent per key (a handle or session id) and renders each new one as a
@@ -129,7 +159,7 @@ export declare class ScreenViewTracker {
   /** `screen` as a view of what changed since the screens sent for `key`; remembers `screen`. */
   view(key: string, screen: ViewScreen, options?: { full?: boolean }): NumberedScreenView
   /** The screen last sent for `key` (a copy), or null. */
-  last(key: string): ReturnType<typeof rebuildScreen> | null
+  last(key: string): RebuiltScreen | null
   /** The keys that have a remembered screen. */
   keys(): string[]
   /** Forgets `key` (its screens), so its next view is full; true when it was known. */

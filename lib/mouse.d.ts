@@ -88,5 +88,15 @@ export interface Mouse {
    * matched. `ERR_INVALID_ARG` (with `screen` on the error) when there is no such match: wait
    * for the text first (`waitFor`, `toShowText`).
    */
-  clickText(text: string | RegExp, options?: ClickTextOptions): { col: number; row: number; text: string }
+  clickText(
+    text: string | RegExp,
+    options?: ClickTextOptions,
+  ): {
+    /** The column clicked, 0-based: the match's first cell. */
+    col: number
+    /** The row clicked, 0-based. */
+    row: number
+    /** The text matched. */
+    text: string
+  }
 }

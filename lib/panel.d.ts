@@ -3,17 +3,23 @@
 
 /** One session (or task, or handle) as the live panel shows it. */
 export interface PanelEntry {
+  /** Its id in the source (`'pty1'`, `'h2'`, a task id). */
   id: string
   /** `'terminal'` (a terminal-tool session), `'tool'` (an interactive tool's handle), or the source's own. */
   kind: string
   /** The tab's label. */
   name: string
+  /** The program (or the task's command line). */
   command: string
+  /** Its arguments. */
   args: string[]
+  /** Whether the program still runs. */
   state: 'running' | 'exited'
   /** The state as the page shows it (`'running'`, `'waiting for input (password)'`, `'exited 0'`); derived when absent. */
   stateText?: string
+  /** How it exited, once it has: the code, or null (running, or ended by a signal). */
   exitCode: number | null
+  /** The signal that ended it (`'SIGTERM'`), or null. */
   signal: string | null
   /** What input the program waits for, or null. */
   input: 'line' | 'password' | 'key' | null
@@ -25,22 +31,41 @@ export interface PanelEntry {
   cancellable?: boolean
   /** Its terminal size: a page that does not hold it draws it at this size. */
   cols: number
+  /** Its terminal height. */
   rows: number
+  /** Whatever else the source adds (the page ignores it). */
   [key: string]: unknown
 }
 
 /** A change the panel hears of. */
 export type PanelEvent =
-  | { type: 'entry'; entry: PanelEntry }
-  | { type: 'removed'; id: string }
-  /** The program's output, escape sequences included, as it wrote it. */
-  | { type: 'output'; id: string; chunk: string | Uint8Array }
+  | {
+      /** An entry was added or changed. */
+      type: 'entry'
+      /** The entry as it is now. */
+      entry: PanelEntry
+    }
+  | {
+      /** An entry is gone. */
+      type: 'removed'
+      /** The id of the entry that is gone. */
+      id: string
+    }
+  | {
+      /** The program wrote output. */
+      type: 'output'
+      /** The entry that wrote it. */
+      id: string
+      /** The program's output, escape sequences included, as it wrote it. */
+      chunk: string | Uint8Array
+    }
 
 /**
  * What a panel shows and what a page may do with it. `page` is the name the panel gave the page
  * that asks (`'page1'`, ...). A method that refuses throws; the page is told the message.
  */
 export interface PanelSource {
+  /** The entries to show now. */
   entries(): PanelEntry[]
   /** Calls `listener` with every change from now on; returns the function that stops it. */
   subscribe(listener: (event: PanelEvent) => void): () => void
@@ -56,6 +81,7 @@ export interface PanelSource {
   watched?(on: boolean): void
   /** Hold the session's output while a page is far behind (without these, such a page skips output and is redrawn). */
   pause?(id: string): void
+  /** Goes on with the output `pause` held. */
   resume?(id: string): void
   /** Buttons the page offers to start tasks (`start({ preset })`). */
   presets?: string[]
@@ -69,7 +95,9 @@ export interface PanelSource {
 export interface Panel {
   /** `http://127.0.0.1:<port>/<token>/`: the page. Whoever has it can type into what a person took over. */
   readonly url: string
+  /** The port it listens on (127.0.0.1). */
   readonly port: number
+  /** The secret path segment every request must carry. */
   readonly token: string
   /** Closes the pages' connections and the server. */
   close(): Promise<void>

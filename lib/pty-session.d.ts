@@ -78,9 +78,13 @@ export interface StyledRun {
   fg: number | string | null
   /** Background, as `fg`. */
   bg: number | string | null
+  /** Bold (SGR 1). */
   bold: boolean
+  /** Dim, or faint (SGR 2). */
   dim: boolean
+  /** Italic (SGR 3). */
   italic: boolean
+  /** Underlined (SGR 4). */
   underline: boolean
   /** Inverse video: how curses menus and many TUIs highlight the selected row. */
   inverse: boolean
@@ -118,9 +122,11 @@ export interface PtyExit {
 
 /** Where the cursor is (0-based) and whether it is shown. */
 export interface CursorPosition {
+  /** Row, 0-based. */
   row: number
   /** At most `cols - 1`: after a character in the last column the cursor stays there (a wrap is pending). */
   col: number
+  /** Whether the program shows the cursor (it hides it with `CSI ? 25 l`). */
   visible: boolean
 }
 
@@ -459,7 +465,17 @@ export declare class PtySession {
    * `screen` is the screen when the match was seen: it shows all the output that matched (in the
    * output, text that matched can already have scrolled off when more output followed at once).
    */
-  waitFor(pattern: string | RegExp, options?: WaitForOptions): Promise<{ match: string; screen: ScreenSnapshot; reason: 'match' }>
+  waitFor(
+    pattern: string | RegExp,
+    options?: WaitForOptions,
+  ): Promise<{
+    /** The text that matched (for a RegExp, the whole match). */
+    match: string
+    /** The screen when the match was seen. */
+    screen: ScreenSnapshot
+    /** Always `'match'`: the other ends of a wait reject. */
+    reason: 'match'
+  }>
   /**
    * Calls `listener` with a snapshot whenever the screen changed, at most every `throttleMs`.
    * Returns a function that unsubscribes. A listener that throws is reported as a process warning.

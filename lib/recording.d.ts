@@ -7,7 +7,16 @@ import type { ScreenModel } from './screen-model.js'
 /** An asciicast v2 recording, as `readRecording` parses it. */
 export interface Recording {
   /** The header: `version` 2, `width`, `height`, `timestamp`, `command`, `env`, ... */
-  header: { version: 2; width: number; height: number; [key: string]: unknown }
+  header: {
+    /** The format's version: always 2. */
+    version: 2
+    /** Terminal width in columns when the recording started. */
+    width: number
+    /** Terminal height in rows when the recording started. */
+    height: number
+    /** The rest of the header as written (`timestamp`, `command`, `env`, ...). */
+    [key: string]: unknown
+  }
   /** `[seconds, kind, data]`: `'o'` output, `'i'` input, `'r'` a resize (`'COLSxROWS'`), others kept as they are. */
   events: [number, string, string][]
 }

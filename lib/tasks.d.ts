@@ -23,6 +23,7 @@ export type TaskState = 'running' | 'success' | 'error' | 'timeout' | 'cancelled
 export interface TaskInfo {
   /** Unique within its runner: `'task-1'`, `'task-2'`, ... */
   taskId: string
+  /** The task's `name` option, else its command line (`command` and `args`). */
   name: string
   /**
    * `success`: exit code 0; `error`: any other exit code, or a signal the runner did not send;
@@ -46,8 +47,11 @@ export interface TaskInfo {
 
 /** The first event of a task, emitted by `start()` before it returns. */
 export interface TaskStartedEvent {
+  /** The event's kind. */
   type: 'task_started'
+  /** The task it is about. */
   taskId: string
+  /** The task's name. */
   name: string
   /** Milliseconds since the epoch. */
   startedAt: number
@@ -55,7 +59,9 @@ export interface TaskStartedEvent {
 
 /** A chunk of a task's output, as the program wrote it (escape sequences included). */
 export interface TaskLogEvent {
+  /** The event's kind. */
   type: 'task_log'
+  /** The task that wrote it. */
   taskId: string
   /**
    * Decoded as UTF-8 (a character split across reads is never split across chunks), or, for a
@@ -66,12 +72,19 @@ export interface TaskLogEvent {
 
 /** The last event of a task: after every `task_log` of it. */
 export interface TaskFinishedEvent {
+  /** The event's kind. */
   type: 'task_finished'
+  /** The task it is about. */
   taskId: string
+  /** The task's name. */
   name: string
+  /** How it ended (as `TaskInfo.state`). */
   state: Exclude<TaskState, 'running'>
+  /** The exit code, or null when a signal ended it. */
   exitCode: number | null
+  /** The signal that ended it (`'SIGTERM'`, `'SIGKILL'`), or null. */
   signal: string | null
+  /** How long it ran, from its start to its exit, in milliseconds. */
   durationMs: number
 }
 

@@ -16,15 +16,20 @@ export type PermissionClass = 'start' | 'input' | 'stop' | 'read'
  * which Anthropic and OpenAI reject). Assignable to the SDKs' schema types.
  */
 export type ToolInputSchema = {
+  /** Always `'object'`: the input is one object of fields. */
   type: 'object'
+  /** Each field's schema. */
   properties: { [field: string]: { [keyword: string]: unknown } }
+  /** The fields a call must give. */
   required: string[]
+  /** Always false: a field the schema does not name is refused. */
   additionalProperties: false
   [keyword: string]: unknown
 }
 
 /** MCP tool annotations (hints for the client; the terminal tools carry them). */
 export type McpToolAnnotations = {
+  /** A human-readable name for the tool. */
   title?: string
   /** The tool does not change its environment (`read` tools). */
   readOnlyHint?: boolean
@@ -38,7 +43,9 @@ export type McpToolAnnotations = {
 
 /** One tool of a tool set, as `definitions()` sends it and as a host gates it. */
 export interface ToolSetTool {
+  /** The tool's name (`'pty_exec'`, ...). */
   readonly name: string
+  /** What the model reads about the tool. */
   readonly description: string
   /** What the tool does, for a host's permission prompt or policy. */
   readonly permission: PermissionClass
@@ -58,10 +65,13 @@ export interface ToolSetTool {
  * `terminalTools()`. Plain data (frozen): the registry that registers it keeps the sessions.
  */
 export interface ToolSet {
+  /** What kind of set this is. */
   readonly kind: 'terminal'
+  /** The set's name in the registry. */
   readonly name: string
   /** The options, checked, with the defaults filled in. */
   readonly options: Readonly<Required<Omit<TerminalToolsOptions, OptionalOption>>> & Pick<TerminalToolsOptions, OptionalOption>
+  /** The tools of the set, as `definitions()` describes them. */
   readonly tools: readonly ToolSetTool[]
 }
 
@@ -73,6 +83,7 @@ type OptionalOption = 'cwd' | 'spillDir' | 'recordDir' | 'allow' | 'approve' | '
  * `'stop'` class.
  */
 export interface ApprovalRequest {
+  /** What the call would do: start a program, type into one, or stop one. */
   permission: Exclude<PermissionClass, 'read'>
   /** The tool called (`'pty_exec'`, `'pty_start'`, `'pty_send'`, `'pty_stop'`). */
   tool: string
@@ -80,6 +91,7 @@ export interface ApprovalRequest {
   input: { [field: string]: unknown }
   /** The program: the one the call starts, or the one running in the session it names. */
   command: string
+  /** The program's arguments. */
   args: string[]
   /** The session an input or stop call names; null for a start. */
   session: string | null
@@ -93,7 +105,23 @@ export type ApprovalDecision =
   | 'allow'
   | 'deny'
   | 'ask'
-  | { decision: 'allow' | 'deny' | 'ask'; reason?: string }
+  | {
+      /** The decision, as above. */
+      decision: 'allow' | 'deny' | 'ask'
+      /** Why, for the model's reply. */
+      reason?: string
+    }
+
+/** What `ask` answers: as an `ApprovalDecision`, without `'ask'`. */
+export type AskDecision =
+  | 'allow'
+  | 'deny'
+  | {
+      /** The person's answer. */
+      decision: 'allow' | 'deny'
+      /** Why, for the model's reply. */
+      reason?: string
+    }
 
 /** Options of `terminalTools()`; every limit has a default. */
 export interface TerminalToolsOptions {
@@ -130,7 +158,7 @@ export interface TerminalToolsOptions {
    * Asks a person about a request `approve` answered `'ask'` for (the MCP server: an
    * elicitation); `'deny'` without a reason reads "the person declined it".
    */
-  ask?: (request: ApprovalRequest) => 'allow' | 'deny' | { decision: 'allow' | 'deny'; reason?: string } | Promise<'allow' | 'deny' | { decision: 'allow' | 'deny'; reason?: string }>
+  ask?: (request: ApprovalRequest) => AskDecision | Promise<AskDecision>
   /**
    * Serve the live panel of the sessions (and of the registry's interactive-tool handles) on
    * 127.0.0.1: a page that shows each live in xterm.js with its state, where a person can take a
@@ -141,7 +169,14 @@ export interface TerminalToolsOptions {
    * random token (or `token`), comes as a `{ type: 'web', url }` registry event. `port` 0: any
    * free port. See `startPanel()`.
    */
-  web?: boolean | { port?: number; token?: string }
+  web?:
+    | boolean
+    | {
+        /** The port to listen on (127.0.0.1). @default 0 (any free port) */
+        port?: number
+        /** The secret path segment of the panel's URL. @default 24 random bytes, base64url */
+        token?: string
+      }
   /** Record every session there as an asciicast v2 file, `<id>.cast` (created when needed). */
   recordDir?: string
   /**
@@ -153,7 +188,7 @@ export interface TerminalToolsOptions {
   env?: Record<string, string | undefined>
   /** Terminal size of the sessions. @default 120 */
   cols?: number
-  /** @default 30 */
+  /** Terminal height of the sessions. @default 30 */
   rows?: number
   /** Output inlined at most, in lines; more is written to a file (head and tail inline). @default 2000 */
   maxOutputLines?: number
@@ -183,6 +218,7 @@ export interface TerminalToolsOptions {
 export interface PtyExecInput {
   /** The executable (no shell), looked up on PATH. */
   command: string
+  /** Its arguments. */
   args?: string[] | null
   /** Relative to the set's working directory. */
   cwd?: string | null
@@ -193,8 +229,11 @@ export interface PtyExecInput {
 }
 /** `pty_start` input. */
 export interface PtyStartInput {
+  /** The executable (no shell), looked up on PATH. */
   command: string
+  /** Its arguments. */
   args?: string[] | null
+  /** Relative to the set's working directory. */
   cwd?: string | null
   /** A label shown by pty_list. */
   title?: string | null
@@ -208,6 +247,7 @@ export interface PtyStartInput {
 }
 /** `pty_read` input. */
 export interface PtyReadInput {
+  /** The session (`'pty1'`, ...). */
   id: string
   /** Only output after this cursor (from a previous result). */
   since?: number | null
@@ -232,7 +272,9 @@ export interface PtyReadInput {
 }
 /** `pty_send` input: text and named keys (`"print(1)<enter>"`, `"<ctrl+c>"`) as `apply` takes them. */
 export interface PtySendInput {
+  /** The session (`'pty1'`, ...). */
   id: string
+  /** What to type. */
   input: string
   /** Wait up to this long for the answer, as `pty_read`'s `wait_ms` (at most `maxWaitMs`); the result then has it in `answer`. */
   wait_ms?: number | null
@@ -241,11 +283,13 @@ export interface PtySendInput {
 }
 /** `pty_stop` input. */
 export interface PtyStopInput {
+  /** The session (`'pty1'`, ...). */
   id: string
 }
 
 /** A process a session's program left running when it exited. */
 export interface LeftoverProcess {
+  /** Its process id. */
   pid: number
   /** Its command line (`argv`). */
   args: string[]
@@ -267,6 +311,7 @@ export interface PersonReport {
 export interface TerminalStatus {
   /** The session id (`'pty1'`, ...). */
   id: string
+  /** Whether its program still runs. */
   status: 'running' | 'exited'
   /**
    * While it runs: what the program waits for when it is blocked reading the terminal —
@@ -275,6 +320,7 @@ export interface TerminalStatus {
    * `waiting for input (KIND)` or `exited N`.
    */
   inputKind: 'line' | 'password' | 'key' | null
+  /** The exit code once it exited; null while it runs or when a signal ended it. */
   exitCode: number | null
   /** The signal that ended it (`'SIGTERM'`), or null. */
   signal: string | null
@@ -323,16 +369,22 @@ export interface TerminalOutput {
 export interface PtyExecResult extends TerminalStatus, TerminalOutput {
   /** `'exit'`, `'input'` or `'timeout'`. */
   reason: TerminalWaitReason
+  /** It did not finish within `timeout_ms`: it keeps running as session `id`. */
   timedOut: boolean
   /** The timeout that applied. */
   timeoutMs: number
 }
 /** A session's description (`pty_start`, `pty_list`). */
 export interface TerminalSessionInfo extends TerminalStatus {
+  /** The program. */
   command: string
+  /** Its arguments. */
   args: string[]
+  /** The label given to pty_start, or null. */
   title: string | null
+  /** Its working directory. */
   cwd: string
+  /** Its process id. */
   pid: number | null
   /** Milliseconds since the Unix epoch. */
   startedAt: number
@@ -342,11 +394,16 @@ export interface TerminalSessionInfo extends TerminalStatus {
   personHolding: boolean
 }
 /** `pty_start`: the new session; with `wait_ms`, its output so far and why the wait ended. */
-export type PtyStartResult = TerminalSessionInfo & Partial<TerminalOutput> & { reason?: TerminalWaitReason }
+export type PtyStartResult = TerminalSessionInfo &
+  Partial<TerminalOutput> & {
+    /** With `wait_ms`: why the wait ended. */
+    reason?: TerminalWaitReason
+  }
 /** `pty_read` without `screen`: the output (`since`, `tail`). */
 export interface PtyOutputResult extends TerminalStatus, TerminalOutput {
   /** With `wait_ms`: why the wait ended. */
   reason?: TerminalWaitReason
+  /** Absent: this is the output, not the screen. */
   screen?: undefined
 }
 /** `pty_read { screen: true }`: the screen. */
@@ -355,6 +412,7 @@ export interface PtyScreenResult extends TerminalStatus {
   reason?: TerminalWaitReason
   /** The end of the output so far. */
   cursor: number
+  /** The screen now. */
   screen: Pick<ScreenSnapshot, 'text' | 'lines' | 'cursor' | 'cols' | 'rows' | 'altScreen' | 'title'>
 }
 /** `pty_read`: the output, or with `screen: true` the screen. */
@@ -364,7 +422,9 @@ export type PtyReadResult = PtyOutputResult | PtyScreenResult
  * with `wait_ms`, the answer.
  */
 export interface PtySendResult {
+  /** The session. */
   id: string
+  /** Bytes written to the terminal (keys encoded). */
   bytes: number
   /** Characters typed, named keys not counted. */
   characters: number
@@ -373,16 +433,23 @@ export interface PtySendResult {
    * (`respond()` says "sent N characters, not shown: the program had echo off").
    */
   echoOff: boolean
+  /** The end of the output before the input: `pty_read { since: cursor }` gets the answer. */
   cursor: number
   /** With `wait_ms`: the output after the input (from `cursor`), the state after the wait, and why it ended. */
-  answer?: TerminalStatus & TerminalOutput & { reason: TerminalWaitReason }
+  answer?: TerminalStatus &
+    TerminalOutput & {
+      /** Why the wait for the answer ended. */
+      reason: TerminalWaitReason
+    }
 }
 /** `pty_list`. */
 export interface PtyListResult {
+  /** Every session, running or exited and not yet removed. */
   sessions: TerminalSessionInfo[]
 }
 /** `pty_stop`: how the session ended (it is removed). */
 export interface PtyStopResult extends TerminalStatus {
+  /** Always `'exited'`. */
   status: 'exited'
   /** True when pty_stop (or `abortAll`) ended it; false when it had exited already. */
   stopped: boolean

@@ -60,7 +60,9 @@ export type ToolWaitReason = 'input' | 'exit' | 'quiet' | 'timeout'
 /** What a tool call returns to the model. */
 export type ToolState =
   | {
+      /** The handle id (`'h1'`, ...). */
       id: string
+      /** The program still runs: the model may `fetch`, `apply` or `abort`. */
       state: 'running'
       /** The settled screen text (terminal) or stdout so far (pipes), bounded by `maxContentChars`. */
       content: string | null
@@ -74,10 +76,24 @@ export type ToolState =
       reason: ToolWaitReason
     }
   | {
+      /** The handle id (`'h1'`, ...). */
       id: string
+      /** The program ended (or never started); the handle is gone. */
       state: 'stopped'
       /** `ok: true` for exit code 0 (and for an abort, with the last screen); otherwise the error. */
-      result: { ok: true; content: string } | { ok: false; error: ToolError }
+      result:
+        | {
+            /** It succeeded. */
+            ok: true
+            /** The final screen text (terminal) or stdout (pipes). */
+            content: string
+          }
+        | {
+            /** It failed. */
+            ok: false
+            /** Why, for the model. */
+            error: ToolError
+          }
       /** Why the call's wait ended (`'exit'`). */
       reason: ToolWaitReason
     }
@@ -86,16 +102,21 @@ export type ToolState =
 export interface HandleInfo {
   /** The handle id the model uses (`'h1'`, `'h2'`, ...). */
   id: string
+  /** The tool it belongs to. */
   tool: string
+  /** The command spawned (a `ToolCommand.name`; `'pty_start'` or `'pty_exec'` for a terminal session). */
   command: string
   /** The spawn call's extra arguments. */
   args: string[]
   /** `null` when the program could not be started. */
   pid: number | null
+  /** `'running'`, or how it ended: exit code 0, another exit (or a failed start), its `timeoutMs`, an abort. */
   state: 'running' | 'success' | 'error' | 'timeout' | 'aborted'
   /** Milliseconds since the Unix epoch. */
   startedAt: number
+  /** When it ended (milliseconds since the Unix epoch), or null while it runs. */
   finishedAt: number | null
+  /** The exit code, or null while it runs, when a signal ended it or it never started. */
   exitCode: number | null
 }
 
@@ -104,9 +125,24 @@ export interface HandleInfo {
  * `hostCrashed` when the isolated host holding the handle died).
  */
 export type ToolEvent =
-  | ({ type: 'started' } & HandleInfo)
-  | { type: 'output'; id: string; chunk: string }
-  | ({ type: 'finished'; durationMs: number } & HandleInfo)
+  | ({
+      /** A handle was created (its program started, or failed to). */
+      type: 'started'
+    } & HandleInfo)
+  | {
+      /** A handle's program wrote output. */
+      type: 'output'
+      /** The handle. */
+      id: string
+      /** The output as written (escape sequences included), decoded as UTF-8. */
+      chunk: string
+    }
+  | ({
+      /** A handle ended: after its last `output`. */
+      type: 'finished'
+      /** How long it ran, in milliseconds. */
+      durationMs: number
+    } & HandleInfo)
   | HostCrashedEvent
   | WebPanelEvent
 
@@ -117,10 +153,13 @@ export type ToolEvent =
  * crash sends its own.
  */
 export interface WebPanelEvent {
+  /** The event's kind. */
   type: 'web'
   /** The name of the tool set whose panel it is (`'terminal'`). */
   id: string
+  /** The panel's address, with its token; null when it could not start. */
   url: string | null
+  /** Why it could not start. */
   error?: string
 }
 
@@ -131,6 +170,7 @@ export interface WebPanelEvent {
  * (Every crash is also reported as a process warning, code `PTYPILOT_HOST_CRASHED`.)
  */
 export interface HostCrashedEvent {
+  /** The event's kind. */
   type: 'hostCrashed'
   /** The lost handle. */
   id: string
@@ -181,8 +221,11 @@ export type DefinitionFormat = 'anthropic' | 'openai' | 'openai-responses' | 'mc
 
 /** `definitions('anthropic')`: assignable to `Anthropic.Messages.Tool` (`@anthropic-ai/sdk`). */
 export type AnthropicToolDefinition = {
+  /** The tool's name. */
   name: string
+  /** What the model reads about the tool. */
   description: string
+  /** The schema of the tool's input. */
   input_schema: ToolInputSchema
 }
 
@@ -192,23 +235,42 @@ export type AnthropicToolDefinition = {
  * ones nullable (`null` means "not given").
  */
 export type OpenAIChatToolDefinition = {
+  /** Always `'function'`. */
   type: 'function'
-  function: { name: string; description: string; parameters: ToolInputSchema; strict: true }
+  /** The function the model may call. */
+  function: {
+    /** The tool's name. */
+    name: string
+    /** What the model reads about the tool. */
+    description: string
+    /** The schema of the tool's input, in strict form. */
+    parameters: ToolInputSchema
+    /** Always true: the model's arguments follow the schema exactly. */
+    strict: true
+  }
 }
 
 /** `definitions('openai-responses')`: assignable to `FunctionTool` (`openai`, Responses API); strict schema. */
 export type OpenAIResponsesToolDefinition = {
+  /** Always `'function'`. */
   type: 'function'
+  /** The tool's name. */
   name: string
+  /** What the model reads about the tool. */
   description: string
+  /** The schema of the tool's input, in strict form. */
   parameters: ToolInputSchema
+  /** Always true: the model's arguments follow the schema exactly. */
   strict: true
 }
 
 /** `definitions('mcp')`: an entry of an MCP `tools/list` result. */
 export type McpToolDefinition = {
+  /** The tool's name. */
   name: string
+  /** What the model reads about the tool. */
   description: string
+  /** The schema of the tool's input. */
   inputSchema: ToolInputSchema
   /** Present for the terminal tools (from their permission class). */
   annotations?: McpToolAnnotations

@@ -1,5 +1,10 @@
-// Types of ptypilot/vitest: matchers and the `pty` fixture for Vitest suites
-// that test terminal programs.
+/**
+ * `ptypilot/vitest`: matchers and the `pty` fixture for Vitest suites that test terminal
+ * programs. Importing the module registers the matchers (`toShowText`, `toHaveTitle`,
+ * `toMatchScreenSnapshot`, `toHaveExited`, `toBeWaitingForInput`) on Vitest's `expect`.
+ *
+ * @module ptypilot/vitest
+ */
 import type { ExpectStatic, TestAPI, TestContext, RunnerTestCase } from 'vitest'
 import type { InputKind, PtySession, PtyOptions, ScreenSnapshot, StyledScreenSnapshot } from '../index.js'
 
@@ -174,25 +179,38 @@ export declare function ptyFixture(
   options?: PtyFixtureOptions,
 ): (context: TestContext, use: (pty: PtyFixture) => Promise<void>) => Promise<void>
 
+/** What a test of this module's `test` gets beside Vitest's own context. */
+export interface PtyTestContext {
+  /** Starts programs that belong to the test (see `PtyFixture`). */
+  pty: PtyFixture
+}
+
 /** Vitest's `test` with the `pty` fixture. */
-export declare const test: TestAPI<{ pty: PtyFixture }>
+export declare const test: TestAPI<PtyTestContext>
 /** Alias of `test`. */
-export declare const it: TestAPI<{ pty: PtyFixture }>
+export declare const it: TestAPI<PtyTestContext>
 /** Vitest's `expect`, with the matchers registered (importing this module registers them). */
 export declare const expect: ExpectStatic
 
 /** What a matcher returns to `expect`. */
 export interface KitMatcherResult {
+  /** Whether the assertion held (before `.not`). */
   pass: boolean
+  /** The failure message: expected, and the screen received with row numbers. */
   message: () => string
 }
 
 /** The matchers, for `expect.extend(matchers)` on another `expect`. */
 export declare const matchers: {
+  /** `expect(session).toShowText(text, options)`: waits until the screen shows `text` (`.not`: until it does not). */
   toShowText(this: unknown, received: unknown, text: string | RegExp, options?: ShowTextOptions): Promise<KitMatcherResult>
+  /** `expect(session).toHaveTitle(title, options)`: waits until the window title is or matches `title`. */
   toHaveTitle(this: unknown, received: unknown, title: string | RegExp, options?: HaveTitleOptions): Promise<KitMatcherResult>
+  /** `expect(session).toMatchScreenSnapshot(options)`: the screen now against the stored snapshot. */
   toMatchScreenSnapshot(this: unknown, received: unknown, options?: string | ScreenSnapshotOptions): KitMatcherResult
+  /** `expect(session).toHaveExited(options)`: waits until the program exited (with `code` / by `signal`). */
   toHaveExited(this: unknown, received: unknown, options?: HaveExitedOptions): Promise<KitMatcherResult>
+  /** `expect(session).toBeWaitingForInput(kind, options)`: waits until the program waits for input (of `kind`). */
   toBeWaitingForInput(this: unknown, received: unknown, kind?: InputKind, options?: WaitingForInputOptions): Promise<KitMatcherResult>
 }
 
