@@ -174,9 +174,10 @@ describe('input', () => {
 
 describe('answers to input read on the JS thread', () => {
   // After a write the JS thread reads the terminal itself for a while (one
-  // wake-up from a keystroke to its echo) and hands floods back to the
-  // session thread; these check that nothing is lost, doubled or reordered
-  // across the hand-overs, and that a busy JS thread cannot stall the program.
+  // wake-up from a keystroke to its echo), and a flood while it keeps up;
+  // the session thread reads when the JS thread is busy. These check that
+  // nothing is lost, doubled or reordered across the hand-overs, and that a
+  // busy JS thread cannot stall the program.
   const responder = [
     'import sys',
     'for line in sys.stdin:',
@@ -224,6 +225,41 @@ describe('answers to input read on the JS thread', () => {
     while (Date.now() < deadline && !text.includes('done')) text = session.read({ tail: 2 }).text
     session.kill()
     expect(text).toContain('100000\ndone')
+  })
+
+  it('a flood that stops without an exit reaches onData while the program runs', async () => {
+    // 100 full pty reads' worth (4095 bytes each) of one character: the JS
+    // thread takes the flood and may end it on a full read, whose output
+    // waits for more that never comes (the program sleeps).
+    const n = 4095 * 100
+    let got = 0
+    const session = PtySession.spawn(
+      { command: 'sh', args: ['-c', `head -c ${n} /dev/zero | tr '\\0' a; exec sleep 30`] },
+      (chunk) => (got += chunk.length),
+    )
+    await vi.waitFor(() => expect(got).toBe(n), { timeout: 10_000 })
+    expect(session.running).toBe(true)
+    session.kill()
+    await session.exited
+    expect(got).toBe(n)
+  })
+
+  it('a JS thread busy in the middle of a flood it reads does not stall the program', async () => {
+    let got = 0
+    const session = PtySession.spawn({ command: 'sh', args: ['-c', 'seq 1 400000; echo done; exec sleep 30'] }, (chunk) => {
+      got += chunk.length
+    })
+    // Once the JS thread read part of the flood, block it: the session
+    // thread must take the terminal back and read the rest.
+    await vi.waitFor(() => expect(got).toBeGreaterThan(256 << 10), { timeout: 10_000 })
+    const deadline = Date.now() + 10_000
+    let text = ''
+    while (Date.now() < deadline && !text.includes('done')) text = session.read({ tail: 2 }).text
+    expect(text).toContain('400000\ndone')
+    const expected = Array.from({ length: 400000 }, (_, i) => `${i + 1}\r\n`).join('').length + 'done\r\n'.length
+    await vi.waitFor(() => expect(got).toBe(expected), { timeout: 10_000 })
+    session.kill()
+    await session.exited
   })
 
   it('a worker that typed into a session ends cleanly while the session runs', async () => {

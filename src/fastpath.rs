@@ -22,7 +22,11 @@
 //! `core::session::output::ReadMode` and BENCHMARKS.md, "Where the time
 //! goes"). Each read that brings output renews the hold. It reads one flood
 //! at a time: with floods in several sessions at once, the others stay on
-//! their session threads, which read them in parallel.
+//! their session threads, which read them in parallel. A read that found the
+//! terminal's buffer full leaves its output waiting (in order, in the
+//! session's outbox) until 64 KiB wait or a read that is not full comes, the
+//! usual end of a flood; a timer of 1 ms delivers it if neither comes. So a
+//! flood costs one JS call per 64 KiB, not one per read.
 //!
 //! The hold ends, and the session thread reads again, at the terminal's end,
 //! at the program's exit (the drain and the exit stay on the session thread),
@@ -31,7 +35,8 @@
 //! then the session thread reads and keeps the output for it, as always).
 //! Both threads read and process under one lock, so order is kept.
 //!
-//! The watch is a libuv poll handle on a duplicate of the master, made the
+//! The watch is a libuv poll handle on a duplicate of the master (and that
+//! timer), made the
 //! first time the JS thread takes the terminal (a session nobody types into
 //! and that never floods costs nothing more), and never
 //! keeps the event loop alive (unreferenced). It is closed before the exit is
@@ -61,8 +66,14 @@ mod imp {
 
     /// `UV_POLL` in libuv's `uv_handle_type`.
     const UV_POLL: c_int = 8;
+    /// `UV_TIMER` in libuv's `uv_handle_type`.
+    const UV_TIMER: c_int = 13;
     /// `UV_READABLE` in libuv's `uv_poll_event`.
     const UV_READABLE: c_int = 1;
+    /// How long output read in a flood may wait for the listener when no more
+    /// comes (see `Ready::owed`): the end of a flood usually comes as a read
+    /// that is not full and is delivered at once; this is the fallback.
+    const OWED_MS: u64 = 1;
 
     type PollCb = unsafe extern "C" fn(handle: *mut c_void, status: c_int, events: c_int);
     type CloseCb = unsafe extern "C" fn(handle: *mut c_void);
@@ -73,6 +84,11 @@ mod imp {
     type PollStopFn = unsafe extern "C" fn(h: *mut c_void) -> c_int;
     type CloseFn = unsafe extern "C" fn(h: *mut c_void, cb: CloseCb);
     type UnrefFn = unsafe extern "C" fn(h: *mut c_void);
+    type TimerCb = unsafe extern "C" fn(handle: *mut c_void);
+    type TimerInitFn = unsafe extern "C" fn(lp: *mut sys::uv_loop_s, h: *mut c_void) -> c_int;
+    type TimerStartFn =
+        unsafe extern "C" fn(h: *mut c_void, cb: TimerCb, timeout: u64, repeat: u64) -> c_int;
+    type TimerStopFn = unsafe extern "C" fn(h: *mut c_void) -> c_int;
 
     /// The libuv functions used, from the Node process.
     struct Uv {
@@ -82,6 +98,9 @@ mod imp {
         poll_stop: PollStopFn,
         close: CloseFn,
         unref: UnrefFn,
+        timer_init: TimerInitFn,
+        timer_start: TimerStartFn,
+        timer_stop: TimerStopFn,
     }
 
     /// The function `name` of the running process, as type `F` (a function
@@ -111,14 +130,18 @@ mod imp {
                     poll_stop: sym(c"uv_poll_stop")?,
                     close: sym(c"uv_close")?,
                     unref: sym(c"uv_unref")?,
+                    timer_init: sym(c"uv_timer_init")?,
+                    timer_start: sym(c"uv_timer_start")?,
+                    timer_stop: sym(c"uv_timer_stop")?,
                 })
             }
         })
         .as_ref()
     }
 
-    /// A poll handle's memory: libuv's `uv_poll_t`, whose first field is the
-    /// user `data` pointer (here: the watch's id). 8-byte aligned.
+    /// A handle's memory: libuv's `uv_poll_t` or `uv_timer_t`, whose first
+    /// field is the user `data` pointer (here: the watch's id). 8-byte
+    /// aligned.
     struct HandleMem(Box<[u64]>);
 
     impl HandleMem {
@@ -144,10 +167,12 @@ mod imp {
         armed: bool,
     }
 
-    /// The poll handle on the duplicate of the master.
+    /// The poll handle on the duplicate of the master, and the timer that
+    /// delivers output left waiting in a flood (`Ready::owed`).
     struct Io {
         master: OwnedFd,
         handle: HandleMem,
+        timer: HandleMem,
         cleanup: sys::napi_async_cleanup_hook_handle,
     }
 
@@ -209,8 +234,15 @@ mod imp {
             if sys::napi_get_uv_event_loop(env, &mut lp) != sys::Status::napi_ok || lp.is_null() {
                 return None;
             }
+            let mut timer = HandleMem::new((uv.handle_size)(UV_TIMER));
+            if (uv.timer_init)(lp, timer.ptr()) != 0 {
+                return None;
+            }
+            *timer.ptr().cast::<usize>() = id as usize;
+            (uv.unref)(timer.ptr());
             let mut handle = HandleMem::new((uv.handle_size)(UV_POLL));
             if (uv.poll_init)(lp, handle.ptr(), master.as_raw_fd()) != 0 {
+                close_timer(uv, timer);
                 return None;
             }
             *handle.ptr().cast::<usize>() = id as usize;
@@ -218,6 +250,7 @@ mod imp {
             let mut io = Io {
                 master,
                 handle,
+                timer,
                 cleanup: ptr::null_mut(),
             };
             // A worker's loop must have no open handles when it is torn down.
@@ -310,6 +343,10 @@ mod imp {
     /// once libuv is done with it (`on_closed`).
     fn close_io(mut io: Io) {
         let Some(uv) = uv() else { return };
+        // Closed first, so its close callback runs before the poll handle's,
+        // which removes the cleanup hook (a worker's teardown waits for that).
+        // SAFETY: the timer is initialised and closed exactly once, here.
+        unsafe { close_timer(uv, io.timer) };
         // SAFETY: the handle is initialised and closed exactly once, here.
         unsafe {
             (uv.poll_stop)(io.handle.ptr());
@@ -322,6 +359,30 @@ mod imp {
             *h.cast::<*mut Closing>() = raw;
             (uv.close)(h, on_closed);
         }
+    }
+
+    /// Stops and closes an initialised timer handle; its memory is freed once
+    /// libuv is done with it.
+    ///
+    /// # Safety
+    /// `timer` is an initialised timer handle, closed exactly once, here.
+    unsafe fn close_timer(uv: &Uv, mut timer: HandleMem) {
+        // SAFETY: see above; the box is reclaimed in `on_timer_closed`.
+        unsafe {
+            (uv.timer_stop)(timer.ptr());
+            let h = timer.ptr();
+            let raw = Box::into_raw(Box::new(timer));
+            *h.cast::<*mut HandleMem>() = raw;
+            (uv.close)(h, on_timer_closed);
+        }
+    }
+
+    unsafe extern "C" fn on_timer_closed(handle: *mut c_void) {
+        contain("closing the fast path's timer", (), || {
+            // SAFETY: `close_timer` stored the box that owns this handle in
+            // its data field; libuv calls this once.
+            drop(unsafe { Box::from_raw(*handle.cast::<*mut HandleMem>()) });
+        });
     }
 
     /// A handle being closed, with what to release when libuv is done.
@@ -391,6 +452,21 @@ mod imp {
         // SAFETY: the watch owns the descriptor and nothing closes it before
         // `read_ready` returns (no JS runs in between).
         let ready = session.read_ready(unsafe { BorrowedFd::borrow_raw(master) });
+        WATCHES.with(|w| {
+            if let Some(watch) = w.borrow_mut().get_mut(&id)
+                && let Ok(Some(io)) = &mut watch.io
+            {
+                // SAFETY: the timer is initialised and open (in the map).
+                unsafe {
+                    if ready.owed {
+                        // Restarted by every read that leaves output waiting.
+                        (uv.timer_start)(io.timer.ptr(), on_owed, OWED_MS, 0);
+                    } else {
+                        (uv.timer_stop)(io.timer.ptr());
+                    }
+                }
+            }
+        });
         if !ready.keep {
             // The session thread reads again; watch again after the next write
             // or flood.
@@ -405,14 +481,52 @@ mod imp {
                 }
             });
         }
-        let (data, raw) = (ready.data, ready.raw);
+        // SAFETY: on the JS thread of `env`, outside any JS frame (a libuv
+        // callback).
+        unsafe { hand_over(env, &session, pump, context, ready.data, ready.raw) };
+    }
+
+    unsafe extern "C" fn on_owed(handle: *mut c_void) {
+        // SAFETY: the data field holds the id (`make_io`).
+        let id = unsafe { *handle.cast::<usize>() } as u64;
+        contain("delivering output read in a flood", (), || owed(id));
+    }
+
+    /// No more output came for `OWED_MS` after a read in a flood: the output
+    /// left waiting goes to the listener.
+    fn owed(id: u64) {
+        let found = WATCHES.with(|w| {
+            let map = w.borrow();
+            let watch = map.get(&id)?;
+            Some((watch.env, watch.session.clone(), watch.pump, watch.context))
+        });
+        let Some((env, session, pump, context)) = found else {
+            return;
+        };
+        let (data, raw) = session.take_output();
+        // SAFETY: on the JS thread of `env`, outside any JS frame (a libuv
+        // callback).
+        unsafe { hand_over(env, &session, pump, context, data, raw) };
+    }
+
+    /// Delivers output to the listener, or gives it back to the session when
+    /// the call could not be made (the session thread's wake-up brings it).
+    ///
+    /// # Safety
+    /// On the JS thread of `env`, outside any JS frame.
+    unsafe fn hand_over(
+        env: sys::napi_env,
+        session: &Session,
+        pump: sys::napi_ref,
+        context: sys::napi_async_context,
+        data: String,
+        raw: Vec<u8>,
+    ) {
         if data.is_empty() && raw.is_empty() {
             return;
         }
-        // SAFETY: on the JS thread of `env`, outside any JS frame (a libuv
-        // callback).
+        // SAFETY: as the caller vouches.
         if let Err((data, raw)) = unsafe { deliver(env, pump, context, data, raw) } {
-            // Not delivered: the session thread's wake-up brings it.
             session.give_back(data, raw);
         }
     }

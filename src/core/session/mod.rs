@@ -255,6 +255,9 @@ pub struct Ready {
     pub raw: Vec<u8>,
     /// The listener still holds the terminal: keep watching it.
     pub keep: bool,
+    /// Output waits for the listener in the outbox (a flood is being read):
+    /// take it with [`Session::take_output`] if no more comes soon.
+    pub owed: bool,
 }
 
 /// Output and exit waiting for the listener, in order: all of `data` comes
