@@ -69,6 +69,7 @@ async fn stress(program: &str, n: usize) -> Vec<String> {
     run(&shell, RunOptions::new("true"), None, None).await;
     let mut pid = shell.pid();
     for i in 0..n {
+        let started = std::time::Instant::now();
         let (what, result, ok): (&str, RunResult, fn(&RunResult, usize) -> bool) = match i % 5 {
             0 => {
                 let code = i % 7;
@@ -132,7 +133,8 @@ async fn stress(program: &str, n: usize) -> Vec<String> {
         let kept = pid.is_none() || shell.pid() == pid;
         if !ok(&result, i) || !kept || result.warning.is_some() {
             bad.push(format!(
-                "{program} run {i} ({what}): {result:?}, shell kept: {kept}"
+                "{program} run {i} ({what}): {result:?}, shell kept: {kept}, {} ms",
+                started.elapsed().as_millis()
             ));
         }
         pid = shell.pid();

@@ -21,10 +21,13 @@ use super::script::{
 use super::stop::{Interrupt, Stop, end_shell, session_members, sleep_until};
 use super::tracker::{Phase, Probe, Tracker};
 use super::watchdog::{Action, Watchdog};
-use super::{PROMPT_GRACE, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason};
+use super::{
+    PROBE_LIMIT, PROMPT_GRACE, RunOptions, RunResult, RunTicket, STARTUP_LIMIT, Shell, StopReason,
+};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::fds;
+use crate::core::fds::{self, FdTarget};
 use crate::core::process::{self, Pid, ProcRef};
+use crate::core::reading::{self, Reading};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
 use crate::core::time;
 
@@ -77,6 +80,25 @@ impl Live {
         }
     }
 
+    /// Who reads the terminal while fish shows its prompt (Linux: the
+    /// kernel's answer, module `reading`; where the kernel will not say,
+    /// fish is taken to).
+    fn prompt_reader(&self) -> PromptReader {
+        let shell = self.session.pid();
+        if self.session.foreground_group() != Some(shell) {
+            return PromptReader::Other;
+        }
+        let FdTarget::Device { rdev } = self.expected.terminal else {
+            return PromptReader::Shell;
+        };
+        match reading::foreground_reader(shell, shell, rdev) {
+            Reading::Blocked { member, .. } if member.pid == shell => PromptReader::Shell,
+            Reading::Blocked { .. } => PromptReader::Other,
+            Reading::NotBlocked { .. } => PromptReader::NotYet,
+            Reading::Unknown { .. } => PromptReader::Shell,
+        }
+    }
+
     /// Why the shell cannot run another command (see `health`), after a
     /// command ended; puts the terminal's modes back as they were when the
     /// shell was ready.
@@ -113,6 +135,23 @@ impl Drop for Live {
         }
     }
 }
+
+/// Who reads the terminal while fish shows its prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PromptReader {
+    /// fish itself (or the kernel would not say).
+    Shell,
+    /// Nobody yet (fish is still drawing its prompt).
+    NotYet,
+    /// Another process, or fish is not in the terminal's foreground.
+    Other,
+}
+
+/// How often fish is looked at until it reads the terminal at its prompt.
+const READER_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The warning of a run whose fish had another process reading its terminal.
+const OTHER_READER: &str = "a process other than the shell read the terminal at the shell's prompt; a new shell ran this command";
 
 /// What running in one shell came to.
 pub(super) enum Executed {
@@ -435,6 +474,10 @@ impl Shell {
         let mut interrupt: Option<Interrupt> = None;
         // A stop's next step is due: taken once the output so far was read.
         let mut step_due = false;
+        // fish: when its prompt came, and when to look again whether it
+        // reads the terminal (see `Live::prompt_reader`).
+        let mut prompt_since: Option<Instant> = None;
+        let mut recheck_at: Option<Instant> = None;
         let cleanup = |file: &Option<PathBuf>| {
             if let Some(file) = file {
                 let _ = fs::remove_file(file);
@@ -586,37 +629,57 @@ impl Shell {
                         false,
                     )));
                 }
-                let cwd = match &opts.cwd {
-                    Some(cwd) => Some(resolve_cwd(live.session.pid(), cwd)?),
-                    None => None,
+                // fish reads the run line from the terminal: typed only once
+                // the kernel shows fish itself waiting there.
+                let ready = if live.kind.reads_terminal() {
+                    let now = Instant::now();
+                    let since = *prompt_since.get_or_insert(now);
+                    match live.prompt_reader() {
+                        PromptReader::Shell => true,
+                        PromptReader::NotYet => now >= since + PROMPT_GRACE,
+                        PromptReader::Other if now < since + PROBE_LIMIT => false,
+                        PromptReader::Other => {
+                            self.replace(live).await;
+                            return Ok(Executed::ShellGone(Some(OTHER_READER.to_owned())));
+                        }
+                    }
+                } else {
+                    true
                 };
-                let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let prefix = file_prefix(live.kind, &live.dir.path);
-                let path = live.dir.write(n, &format!("{prefix}{}", opts.command))?;
-                let line = run_line(&RunLine {
-                    file: &path,
-                    nonce: &live.nonce,
-                    cwd: cwd.as_deref(),
-                    env: &opts.env,
-                    kind: live.kind,
-                    stdin: opts.stdin,
-                    end_pipe: &live.end_pipe.0,
-                    tty: &live.tty,
-                    dir: &live.dir.path,
-                });
-                // Nothing unread from earlier runs may be taken for this one:
-                // not input in the terminal, not a secret in the end pipe.
-                live.session.discard_input();
-                drain_end_pipe(&live.end_pipe.1);
-                {
-                    let mut tracker = live.tracker();
-                    tracker.submit(opts.max_output);
-                    tracker.name_file(&path.display().to_string(), &live.name);
-                    tracker.file_prefix(prefix);
+                if ready {
+                    let cwd = match &opts.cwd {
+                        Some(cwd) => Some(resolve_cwd(live.session.pid(), cwd)?),
+                        None => None,
+                    };
+                    let n = live.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let prefix = file_prefix(live.kind, &live.dir.path);
+                    let path = live.dir.write(n, &format!("{prefix}{}", opts.command))?;
+                    let line = run_line(&RunLine {
+                        file: &path,
+                        nonce: &live.nonce,
+                        cwd: cwd.as_deref(),
+                        env: &opts.env,
+                        kind: live.kind,
+                        stdin: opts.stdin,
+                        end_pipe: &live.end_pipe.0,
+                        tty: &live.tty,
+                        dir: &live.dir.path,
+                    });
+                    // Nothing unread from earlier runs may be taken for this one:
+                    // not input in the terminal, not a secret in the end pipe.
+                    live.session.discard_input();
+                    drain_end_pipe(&live.end_pipe.1);
+                    {
+                        let mut tracker = live.tracker();
+                        tracker.submit(opts.max_output);
+                        tracker.name_file(&path.display().to_string(), &live.name);
+                        tracker.file_prefix(prefix);
+                    }
+                    file = Some(path);
+                    live.send(&line);
+                    continue;
                 }
-                file = Some(path);
-                live.send(&line);
-                continue;
+                recheck_at = Some(Instant::now() + READER_POLL);
             }
             if let Some(interrupt) = &mut interrupt
                 && phase != Phase::Submitted
@@ -634,6 +697,7 @@ impl Shell {
                 false => matches!(phase, Phase::Submitted | Phase::Running),
             };
             let accepting = file.is_some() && started && input.is_some();
+            let recheck = recheck_at.take();
             tokio::select! {
                 _ = rx.changed() => {}
                 data = async { input.as_mut()?.recv().await }, if accepting => {
@@ -654,6 +718,7 @@ impl Shell {
                 }
                 _ = sleep_until(next_step), if next_step.is_some() => step_due = true,
                 _ = sleep_until(watch_at), if watch_at.is_some() => {}
+                _ = sleep_until(recheck), if recheck.is_some() => {}
             }
         }
     }

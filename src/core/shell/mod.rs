@@ -48,7 +48,12 @@
 //!   reads all of its input before it runs any. So fish reads its lines
 //!   from the terminal, and ptypilot types one only when fish waits at its
 //!   prompt: after the previous command's end marker (which carries the
-//!   secret, so no command can print it) and fish's prompt marker. fish
+//!   secret, so no command can print it) and fish's prompt marker, and once
+//!   the kernel shows fish itself, in the terminal's foreground, blocked
+//!   reading the terminal (the input state, module [`crate::core::reading`];
+//!   where the kernel will not say, or fish never shows as blocked within
+//!   [`PROMPT_GRACE`], the markers alone decide). If another process reads
+//!   the terminal there for [`PROBE_LIMIT`], the shell is replaced. fish
 //!   gets no probe lines at all: its end marker comes from its
 //!   `fish_postexec` event, which fish emits after every line, also one an
 //!   interrupt cut short, so a prompt during a command never needs

@@ -95,7 +95,8 @@ pub(super) async fn sleep_until(at: Option<Instant>) {
 /// The first step waits until the command has started (its `C` marker came):
 /// a SIGINT to a shell that has not read the line yet would only redraw the
 /// prompt, and the command would run after its run was reported stopped. A
-/// shell that does not start the command within [`INTERRUPT_GRACE`] is killed.
+/// shell that does not start the command within [`START_GRACE`] is killed
+/// (a shell that is only slow — a busy machine — starts it well before).
 pub(super) struct Interrupt {
     /// The command has started; the steps can begin.
     pub(super) armed: bool,
@@ -118,6 +119,10 @@ pub(super) struct Interrupt {
     pub(super) shell_ticks: Option<u64>,
     pub(super) next_at: Option<Instant>,
 }
+
+/// How long a stop waits for the command to start (its `C` marker) before
+/// it kills the shell.
+const START_GRACE: Duration = Duration::from_secs(5);
 
 /// How long after its SIGINT a shell that still waits in a builtin during
 /// the command gets another one.
@@ -155,7 +160,7 @@ impl Interrupt {
             children_interrupted: Vec::new(),
             shell_signalled: None,
             shell_ticks: None,
-            next_at: Some(if started { now } else { now + INTERRUPT_GRACE }),
+            next_at: Some(if started { now } else { now + START_GRACE }),
         }
     }
 
