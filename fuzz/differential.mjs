@@ -367,10 +367,17 @@ function trace(kase) {
         if (pending || buffer.x < n) tags.add('reverse-cub')
       }
       if (kind === 'combining' && startsWithMark(text)) tags.add('lone-mark')
-      if (!modes.wraparound && PRINTS.has(kind) && buffer.x >= cols - 1) {
+      if (!modes.wraparound && PRINTS.has(kind)) {
+        // A wide character that reaches the right margin, or printing where
+        // one ends there.
         const line = buffer.lines.get(buffer.ybase + buffer.y)
-        const halfAtEnd = line?.getWidth(cols - 1) === 0
-        if (halfAtEnd || [...text].some((ch) => widthOf(ch) === 2)) tags.add('nowrap-wide')
+        if (buffer.x >= cols - 1 && line?.getWidth(cols - 1) === 0) tags.add('nowrap-wide')
+        let x = Math.min(buffer.x, cols - 1)
+        for (const ch of text) {
+          const w = core.unicodeService.wcwidth(ch.codePointAt(0))
+          if (w === 2 && x + 2 >= cols) tags.add('nowrap-wide')
+          x = Math.min(x + w, cols - 1)
+        }
       }
       if (modes.wraparound && (['wide', 'zwj', 'emoji-selector'].includes(kind) || kind === 'REP')) {
         // The columns each character takes, as xterm.js counts them; for REP
