@@ -832,21 +832,33 @@ mod tests {
             .env("PTYPILOT_TEST_MARK", &value)
             .spawn()
             .unwrap();
-        // Without the marker, in our session: found by its session id only.
-        let mut leader = std::process::Command::new("sleep")
-            .arg("30")
-            .process_group(0)
-            .spawn()
-            .unwrap();
+        // Without the marker, in a session of its own: found by its session
+        // id only. (Not our own session: where the session leader lives
+        // outside this pid namespace, as in a container, its id reads 0.)
+        let mut leader = std::process::Command::new("sleep");
+        leader.arg("30");
+        // SAFETY: setsid is async-signal-safe; nothing else runs in the child.
+        unsafe {
+            leader.pre_exec(|| {
+                nix::unistd::setsid()
+                    .map(drop)
+                    .map_err(std::io::Error::from)
+            });
+        }
+        let mut leader = leader.spawn().unwrap();
         let leader_pid = leader.id() as Pid;
         let by_env = pids(&left_behind(0, "PTYPILOT_TEST_MARK", &value));
         assert_eq!(by_env, [marked.id() as Pid]);
         assert!(left_behind(0, "PTYPILOT_TEST_MARK", "another").is_empty());
-        // Our own session holds this test process (never reported) and others.
-        let own_sid = info(std::process::id() as Pid).unwrap().sid;
-        let in_session = pids(&left_behind(own_sid, "PTYPILOT_TEST_MARK", &value));
+        let in_session = pids(&left_behind(leader_pid, "PTYPILOT_TEST_MARK", &value));
         assert!(in_session.contains(&(marked.id() as Pid)) && in_session.contains(&leader_pid));
-        assert!(!in_session.contains(&(std::process::id() as Pid)));
+        assert_eq!(in_session.len(), 2, "{in_session:?}");
+        // The calling process is never reported, even in its own session.
+        let own_sid = info(std::process::id() as Pid).unwrap().sid;
+        assert!(
+            !pids(&left_behind(own_sid, "PTYPILOT_TEST_MARK", &value))
+                .contains(&(std::process::id() as Pid))
+        );
         marked.kill().unwrap();
         leader.kill().unwrap();
         marked.wait().unwrap();
