@@ -35,9 +35,11 @@
 //!   the terminal's device for [`Stdin::Terminal`]), so no command inherits
 //!   the FIFO; its control text is never in the terminal, so no timing can
 //!   put it in front of a command that reads the terminal. A probe line may
-//!   therefore be written at any time: it waits in the FIFO until the shell
-//!   is back at its prompt. (Only a command that deliberately reads the
-//!   shell's saved descriptor or `/proc/<pid>/fd/0` could read the FIFO.)
+//!   therefore be written whenever the watchdog wants one (once the command
+//!   started, so that the shell has read all of its run line): it waits in
+//!   the FIFO until the shell is back at its prompt. (Only a command that
+//!   deliberately reads the shell's saved descriptor or `/proc/<pid>/fd/0`
+//!   could read the FIFO.)
 //!   Probing only when the kernel shows the shell reading its input was the
 //!   other way considered; it is weaker: a builtin `read` of the terminal
 //!   and the shell reading its next line both look like the shell waiting
