@@ -2,9 +2,9 @@
 // public types and run against real programs, and what it prints is compared with the `text
 // output` block shown after it (docs/writing-docs.md). A mutated copy of a page shows that a
 // changed output or a changed type fails.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   checkPages,
@@ -42,6 +42,30 @@ describe('the documentation examples', () => {
       expect(examples.filter((e) => e.page === page).length, `${page} has no runnable example`).toBeGreaterThan(0)
     }
     expect(examples.filter((e) => e.output !== null).length).toBeGreaterThan(examples.length / 2)
+  })
+
+  test('links between the pages and to the files of the repository resolve, anchors too', () => {
+    const broken: string[] = []
+    let checked = 0
+    for (const page of pages) {
+      const text = readFileSync(join(repoRoot, page), 'utf8').replace(/^(\s*)(`{3,}|~{3,})[^]*?^\1\2\s*$/gm, '')
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(link)) continue
+        checked++
+        const [path, anchor] = link.split('#')
+        const target = path ? join(repoRoot, dirname(page), path) : join(repoRoot, page)
+        if (!existsSync(target)) {
+          broken.push(`${page}: ${link}: no such file`)
+        } else if (anchor && target.endsWith('.md')) {
+          const slugs = [...readFileSync(target, 'utf8').matchAll(/^#+ (.*)$/gm)].map(([, h]) =>
+            h.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'),
+          )
+          if (!slugs.includes(anchor)) broken.push(`${page}: ${link}: no heading for #${anchor}`)
+        }
+      }
+    }
+    expect(broken, broken.join('\n')).toEqual([])
+    expect(checked).toBeGreaterThan(20)
   })
 
   test('type-check against the public types, strictly, as a project that installed ptypilot', () => {
