@@ -82,9 +82,10 @@ describe.skipIf(!chromiumAvailable)(
       await expect.poll(() => person.locator('#role').innerText()).toBe('view only')
       // What it waits for, as the kernel tells it: a password (echo off).
       await expect.poll(() => person.locator('.tab.active .state').innerText(), { timeout: 10_000 }).toBe('waiting for input (password)')
-      // The agent sees the prompt.
+      // The agent sees the prompt, and hears both ways on: send it, or ask the person to type it in the panel.
       const prompt = await call('pty_read', { id: 'pty1', wait_ms: 2000 })
-      expect(prompt.text).toMatch(/^Password: \n\[session pty1: waiting for input \(password\)\]/)
+      expect(prompt.text).toMatch(/^Password: \n\[pty1 waits for a password: send it with pty_send [^\n]*\]\n\[session pty1: waiting for input \(password\)\]/)
+      expect(prompt.text).toContain(`or ask the person to type it themselves in the live panel at ${url} (Take over, type it, Hand back)`)
 
       // The person takes it over.
       await person.click('#take')

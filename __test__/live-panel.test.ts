@@ -21,12 +21,16 @@ afterEach(async () => {
   registry = undefined
 })
 
+/** A wait with room for a machine shared with other suites. */
+const until = <T>(check: () => T | Promise<T>) => vi.waitFor(check, { timeout: 10_000 })
+
 /** A registry with the terminal tools and their panel; resolves with the panel's URL. */
 async function withPanel(options: Parameters<typeof terminalTools>[0] = {}, registryOptions = {}) {
   const events: ToolEvent[] = []
   registry = new ToolRegistry({ ...registryOptions, onEvent: (e: ToolEvent) => events.push(e) })
   registry.register(terminalTools({ web: true, ...options }))
-  await vi.waitFor(() => expect(events.some((e) => e.type === 'web')).toBe(true))
+  // The panel starts with the set: with an isolated host, once the host is up.
+  await vi.waitFor(() => expect(events.some((e) => e.type === 'web')).toBe(true), { timeout: 15_000 })
   const web = events.find((e) => e.type === 'web') as { url: string }
   return { r: registry, url: web.url, events }
 }
@@ -126,7 +130,7 @@ describe('the live panel of the terminal tools', () => {
     // The page lists it at once and draws its output.
     const listed = await watcher.next('entry', (m) => m.entry.id === s.id)
     expect(listed.entry).toMatchObject({ id: 'pty1', kind: 'terminal', state: 'running', holder: null, canTake: true, cols: 120, rows: 30 })
-    await vi.waitFor(() => expect(watcher.output.get('pty1')).toContain('Password: '))
+    await until(() => expect(watcher.output.get('pty1')).toContain('Password: '))
     // What it waits for, live: a password (the terminal's echo is off).
     await watcher.next('entry', (m) => m.entry.id === 'pty1' && m.entry.input === 'password' && m.entry.stateText === 'waiting for input (password)')
 
@@ -148,7 +152,7 @@ describe('the live panel of the terminal tools', () => {
     )
 
     person.send({ type: 'input', id: 'pty1', data: 'hunter2-secret\r' })
-    await vi.waitFor(() => expect(watcher.output.get('pty1')).toContain('access granted'))
+    await until(() => expect(watcher.output.get('pty1')).toContain('access granted'))
     await watcher.next('entry', (m) => m.entry.id === 'pty1' && m.entry.input === 'line' && m.entry.stateText === 'waiting for input (line)')
     const read = await r.respond('pty_read', { id: 'pty1', wait_ms: 2000 })
     expect(read.text).toMatch(
@@ -162,7 +166,7 @@ describe('the live panel of the terminal tools', () => {
     const last = await r.respond('pty_read', { id: 'pty1', wait_ms: 3000 })
     expect(last.text).toMatch(/^\[the person handed pty1 back\]\n/)
     expect(last.text).toContain('got from the model')
-    await vi.waitFor(() => expect(watcher.output.get('pty1')).toContain('got from the model'))
+    await until(() => expect(watcher.output.get('pty1')).toContain('got from the model'))
 
     // The password is in no reply, no transcript and nothing the pages got.
     // (`last` read from the start, without `since`: the whole transcript.)
@@ -179,6 +183,32 @@ describe('the live panel of the terminal tools', () => {
     expect(recorded('i')).toBe('from the model\r')
   })
 
+  it('a reply about a session that waits for a password names both ways on: pty_send, or the person in the panel', async () => {
+    const { r, url } = await withPanel()
+    const ask = ['--norc', '--noprofile', '-c', 'read -s -p "Password: " pw; echo; echo "${#pw} characters"']
+    const reply = await r.respond('pty_exec', { command: 'bash', args: ask })
+    const hint =
+      '[pty1 waits for a password: send it with pty_send {"id":"pty1","input":"...<enter>"} (typed while echo is off, it is in no reply and kept nowhere); ' +
+      `or ask the person to type it themselves in the live panel at ${url} (Take over, type it, Hand back), then follow with pty_read]\n` +
+      '[session pty1: waiting for input (password)]'
+    expect(reply.text).toMatch(/^Password: \n/)
+    expect(reply.text).toContain(hint)
+    expect(reply.result).toMatchObject({ status: 'running', inputKind: 'password', panelUrl: url })
+    // The same on a read; once answered, no more.
+    expect((await r.respond('pty_read', { id: 'pty1' })).text).toContain(hint)
+    const answered = await r.respond('pty_send', { id: 'pty1', input: 'secret<enter>', wait_ms: 5000 })
+    expect(answered.text).toContain('6 characters')
+    expect(answered.text).not.toContain('waits for a password')
+    // Without a panel: only the first way.
+    await r[Symbol.asyncDispose]()
+    registry = new ToolRegistry()
+    registry.register(terminalTools())
+    const plain = await registry.respond('pty_exec', { command: 'bash', args: ask })
+    expect(plain.text).toContain(
+      '[pty1 waits for a password: send it with pty_send {"id":"pty1","input":"...<enter>"} (typed while echo is off, it is in no reply and kept nowhere)]\n[session pty1: waiting for input (password)]',
+    )
+  })
+
   it('closing the page hands the session back and changes nothing else for the model', async () => {
     const { r, url } = await withPanel()
     const s = await r.call('pty_start', { command: 'cat' })
@@ -186,9 +216,9 @@ describe('the live panel of the terminal tools', () => {
     person.send({ type: 'take', id: s.id })
     await person.next('entry', (m) => m.entry.holder === person.name)
     person.send({ type: 'input', id: s.id, data: 'typed by a person\r' })
-    await vi.waitFor(async () => expect((await r.call('pty_read', { id: s.id })).output).toContain('typed by a person\ntyped by a person\n'))
+    await until(async () => expect((await r.call('pty_read', { id: s.id })).output).toContain('typed by a person\ntyped by a person\n'))
     person.ws.close()
-    const back = await vi.waitFor(async () => {
+    const back = await until(async () => {
       const reply = await r.respond('pty_send', { id: s.id, input: 'the model again<enter>' })
       expect(reply.isError).toBe(false)
       return reply
@@ -207,11 +237,11 @@ describe('the live panel of the terminal tools', () => {
     const state = await r.call('sh', { action: 'spawn', command: 'run', args: ['echo tool output; read x; echo "x=$x"'] })
     const listed = await page.next('entry', (m) => m.entry.id === state.id)
     expect(listed.entry).toMatchObject({ kind: 'tool', name: 'sh run', state: 'running', canTake: false, holder: null, cols: 80, rows: 24 })
-    await vi.waitFor(() => expect(page.output.get(state.id)).toContain('tool output'))
+    await until(() => expect(page.output.get(state.id)).toContain('tool output'))
     page.send({ type: 'take', id: state.id })
     expect((await page.next('refused')).message).toBe(`${state.id} is an interactive tool's handle: the panel shows it, the model's apply types into it`)
     await r.call('sh', { action: 'apply', id: state.id, input: 'from the model<enter>' })
-    await vi.waitFor(() => expect(page.output.get(state.id)).toContain('x=from the model'))
+    await until(() => expect(page.output.get(state.id)).toContain('x=from the model'))
     await page.next('entry', (m) => m.entry.id === state.id && m.entry.state === 'exited' && m.entry.stateText === 'exited 0')
   })
 
@@ -220,11 +250,11 @@ describe('the live panel of the terminal tools', () => {
     expect(events.filter((e) => e.type === 'web')).toEqual([{ type: 'web', id: 'terminal', url }])
     const page = await open(url)
     const s = await r.call('pty_start', { command: 'sh', args: ['-c', 'echo hello from the host; read x; echo "x=$x"'] })
-    await vi.waitFor(() => expect(page.output.get(s.id)).toContain('hello from the host'))
+    await until(() => expect(page.output.get(s.id)).toContain('hello from the host'))
     page.send({ type: 'take', id: s.id })
     await page.next('entry', (m) => m.entry.holder === page.name)
     page.send({ type: 'input', id: s.id, data: 'typed\r' })
-    await vi.waitFor(() => expect(page.output.get(s.id)).toContain('x=typed'))
+    await until(() => expect(page.output.get(s.id)).toContain('x=typed'))
     const read = await r.respond('pty_read', { id: s.id, wait_ms: 2000 })
     expect(read.text).toContain('a person typed 6 characters (not shown)')
   })

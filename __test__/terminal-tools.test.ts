@@ -221,6 +221,7 @@ describe('pty_start, pty_read, pty_send', () => {
       runtimeMs: expect.any(Number),
       leftovers: [],
       person: null,
+      panelUrl: null,
       stopped: false,
       ended: [],
     })

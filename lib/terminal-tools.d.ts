@@ -334,6 +334,11 @@ export interface TerminalStatus {
   leftovers: LeftoverProcess[]
   /** What a person did in the live panel since the last reply (null: nothing; never set in pty_list). */
   person: PersonReport | null
+  /**
+   * The live panel's URL (the `web` option), or null. A reply about a session that waits for a
+   * password names it: the person can type the password there instead of the model.
+   */
+  panelUrl: string | null
 }
 
 /**

@@ -861,7 +861,7 @@ class TerminalSessions {
       exitCode: s.exit === null ? null : s.exit.exitCode,
       signal: s.exit === null ? null : s.exit.signal,
       input: s.exit === null ? s.inputKind : null,
-      stateText: s.exit !== null ? describeExit(s.exit, false).replace(/^exited with code /, 'exited ') : s.inputKind !== null ? `waiting for input (${s.inputKind})` : 'running',
+      stateText: stateText({ status: s.exit === null ? 'running' : 'exited', inputKind: s.inputKind, ...(s.exit ?? {}) }),
       holder: s.person === null ? null : s.person.holder,
       canTake: s.exit === null,
       cols: s.size.cols,
@@ -1428,6 +1428,7 @@ class TerminalSessions {
       runtimeMs: s.exit === null ? null : s.finishedAt - s.startedAt,
       leftovers: s.exit === null ? [] : s.leftovers.map(({ pid, args }) => ({ pid, args })),
       person: tell ? this.#personReport(s) : null,
+      panelUrl: this.#panelUrl,
     }
   }
 
@@ -1603,6 +1604,25 @@ function personNote(r) {
 }
 
 /**
+ * For a session that waits for a password: the two ways on — the model
+ * sends it (typed while echo is off, it is in no reply and kept nowhere), or
+ * the person types it in the live panel (when there is one). Else ''.
+ */
+function passwordNote(r) {
+  if (r.status !== 'running' || r.inputKind !== 'password') return ''
+  const send = `send it with ${quoteCall('pty_send', { id: r.id, input: '...<enter>' })} (typed while echo is off, it is in no reply and kept nowhere)`
+  const ask = r.panelUrl
+    ? `; or ask the person to type it themselves in the live panel at ${r.panelUrl} (Take over, type it, Hand back), then follow with pty_read`
+    : ''
+  return `[${r.id} waits for a password: ${send}${ask}]\n`
+}
+
+/** The state line of a reply, after the password note when there is one. */
+function stateLines(r) {
+  return `${passwordNote(r)}${statusLine(r)}`
+}
+
+/**
  * The text the model reads for a tool's result; `renderScreen(id, text)`
  * turns a `pty_read { screen: true }` screen into the model's text (the
  * registry's `renderContent`: a lean view with its own header line).
@@ -1622,32 +1642,32 @@ function resultText(name, r, renderScreen) {
           `${personNote(r)}${outputText(r, '(no output yet)')}\n` +
           `[${stateText(r)}: it keeps running as session ${r.id}; answer with ` +
           `${quoteCall('pty_send', { id: r.id, input: example, wait_ms: 5000 })} or stop it with ${quoteCall('pty_stop', { id: r.id })}]\n` +
-          statusLine(r)
+          stateLines(r)
         )
       }
       return (
         `${personNote(r)}${outputText(r, '(no output yet)')}\n` +
         `[not finished after ${r.timeoutMs} ms: it keeps running as session ${r.id}; follow it with ` +
         `${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 2000 })} or stop it with ${quoteCall('pty_stop', { id: r.id })}]\n` +
-        statusLine(r)
+        stateLines(r)
       )
     }
     case 'pty_start': {
       const started = `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}.`
-      if (r.reason !== undefined) return `${started}\n${outputText(r, '(no output yet)')}${exitNote(r)}\n${statusLine(r)}`
+      if (r.reason !== undefined) return `${started}\n${outputText(r, '(no output yet)')}${exitNote(r)}\n${stateLines(r)}`
       return `${started} Read its output with ${quoteCall('pty_read', { id: r.id, wait_ms: 1000 })}.`
     }
     case 'pty_read':
       if (r.screen !== undefined) {
         // The rendered screen is a lean view: its own first line has the size, the cursor and what changed.
-        return `${personNote(r)}[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}${exitNote(r)}\n${statusLine(r)}`
+        return `${personNote(r)}[screen of ${r.id}]\n${renderScreen(r.id, r.screen.text)}${exitNote(r)}\n${stateLines(r)}`
       }
-      return `${personNote(r)}${outputText(r, '(no new output)')}${exitNote(r)}\n${statusLine(r)}`
+      return `${personNote(r)}${outputText(r, '(no new output)')}${exitNote(r)}\n${stateLines(r)}`
     case 'pty_send': {
       const sent = sentText(r)
       if (r.answer !== undefined) {
         const a = r.answer
-        return `${personNote(a)}[${sent}]\n${outputText(a, '(no output)')}${exitNote(a)}\n${statusLine(a)}`
+        return `${personNote(a)}[${sent}]\n${outputText(a, '(no output)')}${exitNote(a)}\n${stateLines(a)}`
       }
       return `${sent[0].toUpperCase()}${sent.slice(1)} to ${r.id}. Read the answer with ${quoteCall('pty_read', { id: r.id, since: r.cursor, wait_ms: 1000 })}.`
     }
