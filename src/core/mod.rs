@@ -6,6 +6,9 @@
 //!   (read, decode, transcript, screen, writer queue, exit after drain).
 //! - `pty_spawn` (Linux, glibc; internal): start the program on the pty with
 //!   `posix_spawn` instead of forking the Node process.
+//! - `pty_fork` (internal): start it as another user (`fork`, `setuid`);
+//!   `pty_child` (internal): the C strings both paths give the child.
+//! - [`pty`]: pseudo-terminal facts (a pair with no program, the slave's name).
 //! - [`shell`]: a persistent shell that knows when each command ends (markers).
 //! - [`screen`]: the screen model (a `vt100` wrapper): snapshots, query replies, modes.
 //! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
@@ -27,6 +30,11 @@ pub mod fds;
 pub mod guard;
 pub mod keys;
 pub mod process;
+pub mod pty;
+#[cfg(unix)]
+mod pty_child;
+#[cfg(unix)]
+mod pty_fork;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pty_spawn;
 pub mod reading;

@@ -294,6 +294,62 @@ fn args(_proc: &ProcRef) -> Option<Vec<String>> {
     None
 }
 
+/// The name a terminal shows for process `pid` in its title: what node-pty
+/// reports as a pty's `process`.
+///
+/// Linux: `argv[0]` from `/proc/<pid>/cmdline` (at most its first 4 KiB:
+/// `bash`, `-bash` for a login shell, `/usr/bin/python3`), or
+/// `/proc/<pid>/comm` when the command line is empty (a zombie, a kernel
+/// thread). One small read of an in-memory file, cheap enough to poll.
+/// `None` when the process is gone or `/proc` cannot be read (hidepid).
+#[cfg(target_os = "linux")]
+pub fn program_name(pid: Pid) -> Option<String> {
+    use std::io::Read;
+    let mut buf = [0u8; 4096];
+    let mut file = std::fs::File::open(format!("/proc/{pid}/cmdline")).ok()?;
+    let mut len = 0;
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                len += n;
+                if buf[..len].contains(&0) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    let first = buf[..len].split(|&b| b == 0).next().unwrap_or_default();
+    if !first.is_empty() {
+        return Some(String::from_utf8_lossy(first).into_owned());
+    }
+    let comm = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
+    let comm = comm.strip_suffix(b"\n").unwrap_or(&comm);
+    (!comm.is_empty()).then(|| String::from_utf8_lossy(comm).into_owned())
+}
+
+/// The name a terminal shows for process `pid` in its title: what node-pty
+/// reports as a pty's `process`.
+///
+/// macOS: `proc_name` (libproc), the process's name as the kernel keeps it
+/// (at most 32 bytes; `argv[0]` is not readable for another user's process).
+/// `None` when the process is gone or the kernel refuses.
+#[cfg(target_os = "macos")]
+pub fn program_name(pid: Pid) -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: proc_name writes at most `buf.len()` bytes into `buf`.
+    let n = unsafe { libc::proc_name(pid, buf.as_mut_ptr().cast(), buf.len() as u32) };
+    (n > 0).then(|| String::from_utf8_lossy(&buf[..n as usize]).into_owned())
+}
+
+/// Elsewhere there is no process table here: `None`.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+pub fn program_name(_pid: Pid) -> Option<String> {
+    None
+}
+
 /// `argv` from the NUL-separated `/proc/<pid>/cmdline` (empty arguments kept).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn split_cmdline(raw: &[u8]) -> Vec<String> {
@@ -767,6 +823,28 @@ mod tests {
 
     fn pids(refs: &[ProcRef]) -> Vec<Pid> {
         refs.iter().map(|r| r.pid).collect()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn program_name_is_argv0_then_comm_then_none() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg0("my-sleeper")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id() as Pid;
+        assert_eq!(program_name(pid).as_deref(), Some("my-sleeper"));
+        child.kill().unwrap();
+        // A zombie has no command line left: its kernel name stands in.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while info(pid).is_some_and(|p| !p.exited()) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(program_name(pid).as_deref(), Some("sleep"));
+        child.wait().unwrap();
+        assert_eq!(program_name(pid), None);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //!   ignores `SIGXFSZ`) and an empty signal mask (`POSIX_SPAWN_SETSIGMASK`);
 //! - the working directory (`addchdir_np`), argv as given (argv\[0\] may be
 //!   the name the user typed), and the environment as `std::process::Command`
-//!   built it for portable-pty (see [`child_env`]).
+//!   built it for portable-pty (see `pty_child`).
 //!
 //! `posix_spawn` reports the `execve` errno itself (`ENOENT`, `EACCES`, ...),
 //! so a program that cannot start fails the call instead of exiting with 127.
@@ -38,7 +38,7 @@
 //! whole addon from loading on an older glibc; looked up, an older glibc only
 //! means the caller falls back to portable-pty's spawn.
 
-use std::ffi::{CStr, CString, OsStr, OsString, c_char, c_int};
+use std::ffi::{CStr, CString, c_char, c_int};
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
@@ -46,9 +46,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::process::Pid;
-
-/// The shell `execvp` runs a file with when the kernel cannot (`_PATH_BSHELL`).
-const BOURNE_SHELL: &CStr = c"/bin/sh";
+use super::pty_child::{BOURNE_SHELL, CProgram, Program, null_terminated};
 
 type AddChdirFn =
     unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const c_char) -> c_int;
@@ -93,18 +91,6 @@ fn lookup(name: &CStr) -> Option<*mut libc::c_void> {
     (!symbol.is_null()).then_some(symbol)
 }
 
-/// What to start: the resolved program, its argv and environment, and where.
-pub(crate) struct Program<'a> {
-    /// The executable (absolute).
-    pub program: &'a Path,
-    /// argv, argv\[0\] included.
-    pub argv: &'a [OsString],
-    /// The environment (see [`child_env`] for what the child gets).
-    pub env: &'a [(String, String)],
-    /// The working directory (absolute).
-    pub cwd: &'a Path,
-}
-
 /// Starts `what` as a session leader whose stdin, stdout, stderr and
 /// controlling terminal are the pty slave at `tty`; returns its pid.
 ///
@@ -113,15 +99,15 @@ pub(crate) struct Program<'a> {
 /// the errno of the failed `execve` (or file action), or `InvalidInput` for a
 /// NUL byte, as `std::process::Command` reports them.
 pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> io::Result<Pid> {
-    let program = cstring(what.program.as_os_str())?;
-    let argv = what
-        .argv
-        .iter()
-        .map(|a| cstring(a))
-        .collect::<io::Result<Vec<_>>>()?;
-    let envp = child_env(what.env)?;
-    let tty = cstring(tty.as_os_str())?;
-    let cwd = cstring(what.cwd.as_os_str())?;
+    let CProgram {
+        program,
+        argv,
+        envp,
+        cwd,
+        sh_argv,
+    } = what.to_c()?;
+    let tty = CString::new(tty.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
 
     let mut actions = FileActions::new()?;
     // SAFETY (all four): `actions` was initialised; glibc copies the paths.
@@ -155,10 +141,6 @@ pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> 
         Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
             // execvp's fallback: `/bin/sh <program> <args...>`. If even that
             // fails, the program's own error is the one worth reporting.
-            let mut sh_argv = Vec::with_capacity(argv.len() + 1);
-            sh_argv.push(BOURNE_SHELL.to_owned());
-            sh_argv.push(program.clone());
-            sh_argv.extend(argv.iter().skip(1).cloned());
             spawn(BOURNE_SHELL, &actions, &attr, &sh_argv, &envp).map_err(|_| e)
         }
         result => result,
@@ -190,88 +172,6 @@ fn spawn(
     };
     check(rc)?;
     Ok(pid)
-}
-
-/// The child's environment, `NAME=value`, as portable-pty and
-/// `std::process::Command` built it before: sorted by name (later entries
-/// win), and with `SHELL` set to the login shell when the environment has
-/// none (portable-pty's `CommandBuilder` always sets it).
-fn child_env(env: &[(String, String)]) -> io::Result<Vec<CString>> {
-    let mut vars: std::collections::BTreeMap<&[u8], &[u8]> = env
-        .iter()
-        .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
-        .collect();
-    let shell;
-    if !vars.contains_key(b"SHELL".as_slice()) {
-        shell = login_shell();
-        vars.insert(b"SHELL", shell.as_bytes());
-    }
-    vars.into_iter()
-        .map(|(k, v)| {
-            let mut entry = Vec::with_capacity(k.len() + v.len() + 1);
-            entry.extend_from_slice(k);
-            entry.push(b'=');
-            entry.extend_from_slice(v);
-            CString::new(entry).map_err(|_| nul_error())
-        })
-        .collect()
-}
-
-/// The user's shell from the password database if it is executable, else
-/// `/bin/sh` (what portable-pty's `CommandBuilder` puts in `SHELL`).
-fn login_shell() -> OsString {
-    let mut buf = vec![0 as c_char; 1024];
-    loop {
-        let mut pwd = MaybeUninit::<libc::passwd>::uninit();
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        // SAFETY: getpwuid_r writes into `pwd` and `buf`, both ours and sized
-        // as passed; on success `found` points at `pwd`.
-        let rc = unsafe {
-            libc::getpwuid_r(
-                libc::getuid(),
-                pwd.as_mut_ptr(),
-                buf.as_mut_ptr(),
-                buf.len(),
-                &mut found,
-            )
-        };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 2, 0);
-            continue;
-        }
-        if rc != 0 || found.is_null() {
-            break;
-        }
-        // SAFETY: `found` is `pwd`, filled in; pw_shell points into `buf`.
-        let shell = unsafe { CStr::from_ptr((*found).pw_shell) };
-        if let Ok(shell) = shell.to_str()
-            && nix::unistd::access(shell, nix::unistd::AccessFlags::X_OK).is_ok()
-        {
-            return OsString::from(shell);
-        }
-        break;
-    }
-    OsString::from("/bin/sh")
-}
-
-fn cstring(s: &OsStr) -> io::Result<CString> {
-    CString::new(s.as_bytes()).map_err(|_| nul_error())
-}
-
-/// The error `std::process::Command` gives for a NUL byte in what it passes on.
-fn nul_error() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        "nul byte found in provided data",
-    )
-}
-
-fn null_terminated(strings: &[CString]) -> Vec<*mut c_char> {
-    strings
-        .iter()
-        .map(|s| s.as_ptr().cast_mut())
-        .chain(std::iter::once(std::ptr::null_mut()))
-        .collect()
 }
 
 /// A `posix_spawn*` return value: 0, or an errno.
@@ -363,33 +263,6 @@ impl Drop for SpawnAttr {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn env_is_sorted_later_entries_win_and_shell_defaults() {
-        let env = [
-            ("ZZ".to_owned(), "1".to_owned()),
-            ("AA".to_owned(), "2".to_owned()),
-            ("ZZ".to_owned(), "3".to_owned()),
-        ];
-        let got: Vec<String> = child_env(&env)
-            .unwrap()
-            .into_iter()
-            .map(|c| c.into_string().unwrap())
-            .collect();
-        assert_eq!(got.len(), 3);
-        assert_eq!(got[0], "AA=2");
-        assert!(got[1].starts_with("SHELL=/"), "{got:?}");
-        assert_eq!(got[2], "ZZ=3");
-        let with_shell = [("SHELL".to_owned(), "/no/such/shell".to_owned())];
-        let got = child_env(&with_shell).unwrap();
-        assert_eq!(got, [c"SHELL=/no/such/shell".to_owned()]);
-    }
-
-    #[test]
-    fn nul_in_env_is_invalid_input() {
-        let err = child_env(&[("A".to_owned(), "x\0y".to_owned())]).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
-    }
 
     #[test]
     fn this_glibc_has_the_extensions() {

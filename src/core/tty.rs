@@ -116,21 +116,28 @@ pub fn foreground_group(master: RawFd) -> Option<Pid> {
 }
 
 /// The path of the terminal slave whose master is `master`
-/// (`ptsname_r` on Linux, `ptsname` copied at once on macOS).
+/// (`ptsname_r` on Linux; on macOS `ptsname`, whose static buffer is copied
+/// at once under a lock, so that two threads asking at the same moment do
+/// not read each other's answer). `None` when `master` is not a pty master.
 pub fn slave_path(master: RawFd) -> Option<CString> {
     let mut buf = [0 as libc::c_char; 128];
     #[cfg(target_os = "linux")]
     // SAFETY: `buf` is writable for its length; ptsname_r NUL-terminates.
     let ok = unsafe { libc::ptsname_r(master, buf.as_mut_ptr(), buf.len()) } == 0;
     #[cfg(not(target_os = "linux"))]
-    // SAFETY: ptsname returns a static buffer or NULL; it is copied at once.
-    let ok = unsafe {
-        let name = libc::ptsname(master);
-        !name.is_null() && {
-            let bytes = CStr::from_ptr(name).to_bytes_with_nul();
-            bytes.len() <= buf.len() && {
-                std::ptr::copy_nonoverlapping(name, buf.as_mut_ptr(), bytes.len());
-                true
+    let ok = {
+        static PTSNAME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = PTSNAME.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: ptsname returns its static buffer or NULL; it is copied
+        // under the lock.
+        unsafe {
+            let name = libc::ptsname(master);
+            !name.is_null() && {
+                let bytes = CStr::from_ptr(name).to_bytes_with_nul();
+                bytes.len() <= buf.len() && {
+                    std::ptr::copy_nonoverlapping(name, buf.as_mut_ptr(), bytes.len());
+                    true
+                }
             }
         }
     };

@@ -77,7 +77,7 @@ use super::transcript::{ReadOptions, ReadResult, cut_char_len};
 use super::tty;
 use output::Capture;
 use state::{Command, Inner, Shared};
-use sys::{set_winsize, write_some};
+use sys::write_some;
 
 /// Grace between TERM and KILL when terminating.
 pub const DEFAULT_GRACE: Duration = Duration::from_millis(2000);
@@ -162,6 +162,34 @@ pub struct SpawnOptions {
     /// it exited is read however short it is (or however long the session
     /// thread did not run).
     pub drain_idle: Duration,
+    /// Keep a screen model and a transcript of the output (default). Off, the
+    /// output only streams to the listener: the screen stays blank, `read`
+    /// returns nothing, and the size may be any a `winsize` holds (the
+    /// model's limits do not apply). For a front end that renders the output
+    /// itself (`ptypilot/node-pty`).
+    pub model: bool,
+    /// The program gets exactly the variables of `env` (with
+    /// `inherit_env: false`): no `SHELL` is added where it has none. (Where
+    /// portable-pty starts the program — not Linux with glibc — it still adds
+    /// `SHELL`.)
+    pub exact_env: bool,
+    /// Start the program as this user and group (the caller must be allowed
+    /// to: root, usually). `None`: as this process's.
+    pub run_as: Option<RunAs>,
+    /// Terminal input flags (`c_iflag`) turned on before the program
+    /// starts, over the kernel's defaults (`ICRNL | IXON`): node-pty sets
+    /// `IUTF8` (for UTF-8), `IXANY` and `IMAXBEL`. 0 changes nothing.
+    pub input_flags: libc::tcflag_t,
+}
+
+/// The user and group a program runs as ([`SpawnOptions::run_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAs {
+    /// User id (`setuid`).
+    pub uid: u32,
+    /// Group id (`setgid`); also the only supplementary group when the caller
+    /// is root, so the program keeps none of root's groups.
+    pub gid: u32,
 }
 
 /// How a program runs without a terminal.
@@ -199,6 +227,10 @@ impl Default for SpawnOptions {
             pipes: None,
             record: None,
             drain_idle: DRAIN_IDLE,
+            model: true,
+            exact_env: false,
+            run_as: None,
+            input_flags: 0,
         }
     }
 }
@@ -322,6 +354,29 @@ impl Session {
         // The loop clears `pty_fd` under this lock before it closes the
         // master, so the descriptor is open while we hold the lock.
         tty::foreground_group(inner.pty_fd?)
+    }
+
+    /// The name of the terminal's foreground program (see
+    /// [`process::program_name`]: `argv[0]` on Linux) — the program a
+    /// terminal shows in its title. `None` for plain pipes, after the exit,
+    /// or when the OS cannot tell.
+    pub fn foreground_name(&self) -> Option<String> {
+        process::program_name(self.foreground_group()?)
+    }
+
+    /// True when output feeds a screen model and a transcript
+    /// ([`SpawnOptions::model`]).
+    pub fn has_model(&self) -> bool {
+        self.lock().model_on
+    }
+
+    /// The path of the terminal's slave side (`/dev/pts/3`); `None` for plain
+    /// pipes and after the exit.
+    pub fn pts_name(&self) -> Option<String> {
+        let inner = self.lock();
+        // The loop clears `pty_fd` under this lock before it closes the
+        // master, so the descriptor is open while we hold the lock.
+        tty::slave_path(inner.pty_fd?).and_then(|p| p.into_string().ok())
     }
 
     /// How the session ended, once it has.
@@ -451,10 +506,13 @@ impl Session {
                 "cannot resize: this program runs with plain pipes, not a terminal",
             ));
         };
-        set_winsize(fd, cols, rows).map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
+        crate::core::pty::set_size(fd, cols, rows)
+            .map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
         self.shared.record(|r| r.resize(cols, rows));
         let inner = &mut *inner;
-        inner.model.resize(rows, cols, &inner.transcript, inner.seq);
+        if inner.model_on {
+            inner.model.resize(rows, cols, &inner.transcript, inner.seq);
+        }
         // The program redraws for the new size (SIGWINCH).
         inner.last_activity = Instant::now();
         Ok(())

@@ -36,13 +36,13 @@ impl Shared {
             let mut inner = self.lock();
             let inner = &mut *inner;
             match stream {
-                Stream::Terminal => inner.model.process(
+                Stream::Terminal if inner.model_on => inner.model.process(
                     &reader.batch,
                     &mut reader.replies,
                     &inner.transcript,
                     inner.seq,
                 ),
-                Stream::Stdout => {}
+                Stream::Terminal | Stream::Stdout => {}
                 Stream::Stderr => {
                     if let Some(tail) = &mut inner.stderr {
                         tail.extend(text.as_bytes());
@@ -51,7 +51,9 @@ impl Shared {
                     }
                 }
             }
-            inner.transcript.push(&text);
+            if inner.model_on {
+                inner.transcript.push(&text);
+            }
             if let Some(capture) = &mut inner.capture
                 && (stream != Stream::Stderr || inner.capture_stderr)
             {

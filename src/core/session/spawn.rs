@@ -88,7 +88,14 @@ impl Session {
         let (outputs, input_fd, pty_fd) = io.descriptors();
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
-                model: Model::new(opts.rows, opts.cols, opts.scrollback),
+                // Without a model (`opts.model` off) the size may be beyond
+                // the model's limits: a blank one of the smallest size stands in.
+                model: if opts.model {
+                    Model::new(opts.rows, opts.cols, opts.scrollback)
+                } else {
+                    Model::new(2, 2, 0)
+                },
+                model_on: opts.model,
                 transcript: Transcript::new(opts.transcript_limit),
                 seq: 0,
                 last_activity: now,
@@ -178,6 +185,9 @@ pub(super) struct Prepared {
     argv: Vec<OsString>,
     env: Vec<(String, String)>,
     cwd: PathBuf,
+    /// The child gets `env` as it is (no `SHELL` added).
+    exact_env: bool,
+    run_as: Option<super::RunAs>,
 }
 
 pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
@@ -249,6 +259,8 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         argv,
         env,
         cwd,
+        exact_env: opts.exact_env,
+        run_as: opts.run_as,
     })
 }
 
@@ -444,6 +456,12 @@ pub(super) fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io,
             pixel_height: 0,
         })
         .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot open a pty: {e}")))?;
+    if opts.input_flags != 0
+        && let Some(fd) = pair.master.as_raw_fd()
+    {
+        crate::core::pty::add_input_flags(fd, opts.input_flags)
+            .map_err(|e| Error::io("tcsetattr on the pty", &e))?;
+    }
     let (child, pid) = spawn_on_pty(&pair, prepared)?;
     // The child has its own copy; ours must go so that end-of-file is seen
     // when the program and its descendants close the terminal.
@@ -482,16 +500,26 @@ pub(super) fn spawn_on_pty(
     prepared: &Prepared,
 ) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
     let path = || prepared.program.display().to_string();
+    let program = crate::core::pty_child::Program {
+        program: &prepared.program,
+        argv: &prepared.argv,
+        env: &prepared.env,
+        cwd: &prepared.cwd,
+        add_shell: !prepared.exact_env,
+    };
+    if let Some(run_as) = prepared.run_as {
+        let tty = pair
+            .master
+            .tty_name()
+            .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty has no name to open it by"))?;
+        let pid = crate::core::pty_fork::spawn_as(&tty, &program, run_as)
+            .map_err(|e| Error::spawn("spawn", path(), &e))?;
+        return Ok((None, pid));
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if let Some(ext) = crate::core::pty_spawn::Extensions::get()
         && let Some(tty) = pair.master.tty_name()
     {
-        let program = crate::core::pty_spawn::Program {
-            program: &prepared.program,
-            argv: &prepared.argv,
-            env: &prepared.env,
-            cwd: &prepared.cwd,
-        };
         let pid = crate::core::pty_spawn::spawn_on_tty(ext, &tty, &program)
             .map_err(|e| Error::spawn("spawn", path(), &e))?;
         return Ok((None, pid));
@@ -539,6 +567,9 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(run_as) = prepared.run_as {
+        cmd.uid(run_as.uid).gid(run_as.gid);
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;

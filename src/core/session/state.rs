@@ -67,6 +67,9 @@ pub(super) struct Reader {
 pub(super) struct Inner {
     /// The screen model, behind the panic boundary.
     pub(super) model: Model,
+    /// Output is fed to the model and the transcript
+    /// ([`SpawnOptions::model`](super::SpawnOptions::model)).
+    pub(super) model_on: bool,
     pub(super) transcript: Transcript,
     /// Output processed so far, in bytes of decoded (UTF-8) text: the
     /// transcript's cursor scale.

@@ -68,20 +68,6 @@ pub(super) fn pending_input(fd: RawFd) -> usize {
     if r < 0 { 0 } else { n.max(0) as usize }
 }
 
-pub(super) fn set_winsize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
-    let size = libc::winsize {
-        ws_row: rows,
-        ws_col: cols,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCSWINSZ reads a winsize struct we own.
-    if unsafe { libc::ioctl(fd, libc::TIOCSWINSZ as _, &size as *const libc::winsize) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// How the loop learns that the child exited.
 pub(super) enum ExitWatch {
     /// Linux: a pidfd turns readable when the process exits.
