@@ -94,19 +94,34 @@ describe.skipIf(process.platform !== 'linux' || process.arch !== 'x64')('npm run
   })
 })
 
-describe('entry points', () => {
-  it('the ES module entry exports exactly what the CommonJS entry exports, as the same objects', () => {
-    // In a plain node: Vitest loads modules its own way.
-    const script = `import * as esm from './index.mjs'
+/**
+ * What the ES module `esm` and the CommonJS module `cjs` export (in a plain
+ * node: Vitest loads modules its own way), and whether the names are the
+ * same objects.
+ */
+function entryExports(esm: string, cjs: string): { esm: string[]; cjs: string[]; same: boolean } {
+  const script = `import * as esm from '${esm}'
 import { createRequire } from 'node:module'
-const cjs = createRequire(import.meta.url)('./index.js')
+const cjs = createRequire(import.meta.url)('${cjs}')
 const names = Object.keys(esm).filter((k) => k !== 'default')
 console.log(JSON.stringify({ esm: names.sort(), cjs: Object.keys(cjs).sort(),
   same: names.every((k) => esm[k] === cjs[k]) && esm.default === cjs }))`
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' })
-    expect(result.stderr).toBe('')
-    const { esm, cjs, same } = JSON.parse(result.stdout)
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' })
+  expect(result.stderr).toBe('')
+  return JSON.parse(result.stdout)
+}
+
+describe('entry points', () => {
+  it('the ES module entry exports exactly what the CommonJS entry exports, as the same objects', () => {
+    const { esm, cjs, same } = entryExports('./index.mjs', './index.js')
     expect(esm, 'index.mjs must list every name index.js exports').toEqual(cjs)
+    expect(same).toBe(true)
+  })
+
+  it('ptypilot/node-pty: the ES module exports exactly what the CommonJS module exports, as the same objects', () => {
+    const { esm, cjs, same } = entryExports('ptypilot/node-pty', 'ptypilot/node-pty')
+    expect(esm).toEqual(['createTerminal', 'fork', 'open', 'spawn'])
+    expect(cjs).toEqual(esm)
     expect(same).toBe(true)
   })
 })
@@ -197,6 +212,35 @@ console.log(JSON.stringify({ text: screen.text, exit, tools: registry.names(), s
     expect(esm.url).toBe(`file://${join(project, 'node_modules', 'ptypilot', 'index.mjs')}`)
   })
 
+  it('ptypilot/node-pty loads from CommonJS and from an ES module and runs a program', async () => {
+    writeFileSync(
+      join(project, 'node-pty.cjs'),
+      `const { spawn } = require('ptypilot/node-pty')
+const p = spawn('echo', ['from', 'cjs'])
+let out = ''
+p.onData((d) => (out += d))
+p.onExit((e) => console.log(JSON.stringify({ out, e, resolved: require.resolve('ptypilot/node-pty') })))`,
+    )
+    const cjs = JSON.parse((await node(['node-pty.cjs'])).stdout)
+    expect(cjs).toEqual({ out: 'from cjs\r\n', e: { exitCode: 0, signal: 0 }, resolved: join(project, 'node_modules', 'ptypilot', 'lib', 'node-pty.js') })
+    writeFileSync(
+      join(project, 'node-pty.mjs'),
+      `import { spawn } from 'ptypilot/node-pty'
+import nodePty from 'ptypilot/node-pty'
+const p = spawn('echo', ['from', 'esm'])
+let out = ''
+p.onData((d) => (out += d))
+p.onExit((e) => console.log(JSON.stringify({ out, e, same: nodePty.spawn === spawn, url: import.meta.resolve('ptypilot/node-pty') })))`,
+    )
+    const esm = JSON.parse((await node(['node-pty.mjs'])).stdout)
+    expect(esm).toEqual({
+      out: 'from esm\r\n',
+      e: { exitCode: 0, signal: 0 },
+      same: true,
+      url: `file://${join(project, 'node_modules', 'ptypilot', 'lib', 'node-pty.mjs')}`,
+    })
+  })
+
   it('the installed `ptypilot mcp` command answers an MCP client over stdio', async () => {
     const bin = join(project, 'node_modules', '.bin', 'ptypilot')
     expect((await run(bin, ['mcp', '--version'], { cwd: project, env })).stdout.trim()).toBe(pkg.version)
@@ -236,8 +280,15 @@ export async function demo(signal: AbortSignal): Promise<number | null> {
   void [snapshot.text.length, code, wrong, err.code, registry[Symbol.asyncDispose]]
   return exit.exitCode
 }
+export function viaNodePty(): IPty {
+  const p: IPty = spawnPty('sh', ['-c', 'exit 0'], { name: 'xterm-256color', cols: 80, rows: 24, env: process.env })
+  p.onExit(({ exitCode, signal }) => void [exitCode, signal])
+  // @ts-expect-error: node-pty's spawn takes options, not a number (fails if the types are missing or loose)
+  spawnPty('sh', [], 42)
+  return p
+}
 `
-    const named = `import { PtySession, ToolRegistry, gitTool } from 'ptypilot'`
+    const named = `import { PtySession, ToolRegistry, gitTool } from 'ptypilot'\nimport { spawn as spawnPty, type IPty } from 'ptypilot/node-pty'`
     writeFileSync(join(project, 'esm.mts'), source(`${named}\nimport ptypilot from 'ptypilot'\nvoid ptypilot.PtySession`))
     writeFileSync(join(project, 'cjs.cts'), source(named))
     writeFileSync(join(project, 'bundled.ts'), source(named))

@@ -163,6 +163,7 @@ const spread = (s, f) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`
 const LABEL = {
   ptypilot: 'ptypilot (screen model on)',
   'node-pty': 'node-pty',
+  'ptypilot/node-pty': 'ptypilot/node-pty (node-pty API, no screen model)',
   'node-pty+xterm': 'node-pty + @xterm/headless',
   ruspty: '@replit/ruspty',
   bare: 'bare read loop in Python, no JS (informative: the pty ceiling)',
@@ -491,6 +492,7 @@ function targetsOf(results) {
       }
     }
   }
+  t.push(...adapterTargets(r))
   if (r.busy) {
     const rows = byImpl(r.busy.rows)
     const ours = rows.ptypilot
@@ -658,6 +660,51 @@ function targetsOf(results) {
       measured: `ptypilot ${rows.ptypilot.lost}/${rows.ptypilot.runs}; node-pty ${rows['node-pty'].lost}/${rows['node-pty'].runs}`,
       ratio: '',
       ok: rows.ptypilot.lost === 0,
+    })
+  }
+  return t
+}
+
+/** `ptypilot/node-pty`: throughput and echo no worse than node-pty, no lost tail. */
+function adapterTargets(r) {
+  const t = []
+  const name = 'ptypilot/node-pty'
+  if (r.throughput) {
+    for (const w of [...new Set(r.throughput.rows.map((x) => x.workload))]) {
+      const rows = byImpl(r.throughput.rows.filter((x) => x.workload === w))
+      if (!rows[name]) continue
+      const ratio = rows[name].mbps.median / rows['node-pty'].mbps.median
+      t.push({
+        what: `${name}, throughput, ${rows[name].title}: ≥ node-pty`,
+        measured: `${f1(rows[name].mbps.median)} vs ${f1(rows['node-pty'].mbps.median)} MiB/s, lost ${rows[name].lost}/${rows[name].runs}`,
+        ratio: `${f2(ratio)}×`,
+        ok: ratio >= 1 && rows[name].lost === 0,
+      })
+    }
+  }
+  for (const [key, where] of [
+    ['echo', ''],
+    ['echo-1cpu', ', one CPU'],
+  ]) {
+    const rows = r[key] && byImpl(r[key].rows)
+    if (!rows || !rows[name]) continue
+    for (const p of ['p50', 'p99']) {
+      const ratio = rows[name][p].median / rows['node-pty'][p].median
+      t.push({
+        what: `${name}, echo round trip ${p}${where}: no worse than node-pty`,
+        measured: `${f0(rows[name][p].median)} vs ${f0(rows['node-pty'][p].median)} µs`,
+        ratio: `${f2(ratio)}× (≤ 1 is met)`,
+        ok: ratio <= 1,
+      })
+    }
+  }
+  const lost = r['lost-tail'] && byImpl(r['lost-tail'].rows)[name]
+  if (lost) {
+    t.push({
+      what: `${name}: zero lost tails at exit in ${lost.runs} runs`,
+      measured: `${lost.lost}/${lost.runs}`,
+      ratio: '',
+      ok: lost.lost === 0,
     })
   }
   return t

@@ -450,15 +450,7 @@ impl NativeSession {
         pump: Function<'_, PumpArgs, ()>,
         how: StartHow,
     ) -> Result<()> {
-        if self.session.as_ref().is_some_and(Session::running) {
-            return Err(js_error(
-                env,
-                &CoreError::new(
-                    ErrorCode::AlreadyRunning,
-                    "start() was called while the session is running; wait for `exited` or call terminate() first",
-                ),
-            ));
-        }
+        self.check_idle(env)?;
         let mut opts = Opts::new(Some(options), "options").into_js(env)?;
         if opts.is_empty() {
             return Err(js_error(
@@ -478,49 +470,48 @@ impl NativeSession {
                 capture_stderr: true,
             });
         }
-        let session = Session::spawn(spawn).into_js(env)?;
-        if let Some(id) = self.watch.take() {
-            crate::fastpath::close(id);
-        }
-        // Output the fast path may deliver before the session thread would.
-        // It is armed only while a listener takes output (listeners can be
-        // added later); until the first write it costs no descriptor.
-        let watch = crate::fastpath::open(env.raw(), &session, pump.raw());
-        self.watch = watch;
-        self.streaming = how.stream_output || how.stream_raw == Some(true);
-        self.input_seq.set(0);
-        let taker = session.clone();
-        let callback = move |_ctx: ThreadsafeCallContext<()>| {
-            let out = taker.take_outbox();
-            if let Some(id) = watch {
-                if out.exit.is_some() {
-                    // Before the exit is seen: the watch's duplicate of the
-                    // master must not outlive the session's.
-                    contain("closing the fast path", (), || crate::fastpath::close(id));
-                } else if out.data.len().max(out.raw.len()) >= session::READ_BATCH
-                    && !taker.is_paused()
-                {
-                    // A flood the session thread read, and this thread is
-                    // free: it reads the rest itself (see `fastpath`).
-                    contain("taking a flood", (), || crate::fastpath::take_flood(id));
-                }
-            }
-            let data = (!out.data.is_empty()).then_some(out.data);
-            let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));
-            Ok(FnArgs::from((data, out.exit.map(PtyExit::from), raw)))
-        };
-        let builder = pump
-            .build_threadsafe_function::<()>()
-            .callee_handled::<false>();
-        let sink: Arc<dyn EventSink> = if how.keep_alive == Some(false) {
-            Arc::new(PumpSink(builder.weak::<true>().build_callback(callback)?))
-        } else {
-            Arc::new(PumpSink(builder.build_callback(callback)?))
-        };
-        session.attach(sink);
-        crate::cleanup::track(env, crate::cleanup::Owner::Session(session.downgrade()));
-        self.session = Some(session);
-        Ok(())
+        self.launch(env, spawn, pump, how.keep_alive != Some(false))
+    }
+
+    /// Starts a program as `ptypilot/node-pty`'s `spawn` does (see
+    /// `NodePtyStart`); `pump` as for `start`. Throws `ERR_ALREADY_RUNNING`,
+    /// `ERR_INVALID_ARG` or `ERR_SPAWN` (the JS layer turns the last into
+    /// node-pty's exit code 1).
+    #[napi(catch_unwind)]
+    pub fn start_node_pty(
+        &mut self,
+        env: &Env,
+        options: crate::node_pty::NodePtyStart,
+        pump: Function<'_, PumpArgs, ()>,
+    ) -> Result<()> {
+        self.check_idle(env)?;
+        let spawn = crate::node_pty::spawn_options(options).into_js(env)?;
+        self.launch(env, spawn, pump, true)
+    }
+
+    /// The path of the terminal's slave side (`/dev/pts/3`); `null` before
+    /// `start`, for plain pipes and after the exit.
+    #[napi(getter, catch_unwind)]
+    pub fn pts_name(&self) -> Option<String> {
+        self.session.as_ref()?.pts_name()
+    }
+
+    /// A new descriptor of the pty master in this process (close-on-exec),
+    /// owned by the caller, who must close it; `null` before `start`, for
+    /// plain pipes and after the exit. It keeps the terminal open: close it
+    /// once the exit was delivered.
+    #[napi(catch_unwind)]
+    pub fn dup_master(&self) -> Option<i32> {
+        use std::os::fd::IntoRawFd;
+        Some(self.session.as_ref()?.dup_master()?.into_raw_fd())
+    }
+
+    /// The name of the terminal's foreground program (`argv[0]` on Linux),
+    /// for a title; `null` before `start`, after the exit, for plain pipes or
+    /// when the OS cannot tell.
+    #[napi(catch_unwind)]
+    pub fn foreground_name(&self) -> Option<String> {
+        self.session.as_ref()?.foreground_name()
     }
 
     /// Process id of the program (`null` before `start`).
@@ -619,7 +610,12 @@ impl NativeSession {
     /// Resizes the terminal; the program sees the new size (SIGWINCH).
     #[napi(catch_unwind)]
     pub fn resize(&self, env: &Env, cols: f64, rows: f64) -> Result<()> {
-        let (cols, rows) = screen::validate_size(cols, rows).into_js(env)?;
+        let size = match &self.session {
+            // Without a screen model its limits do not apply (node-pty sessions).
+            Some(session) if !session.has_model() => crate::node_pty::check_size(cols, rows),
+            _ => screen::validate_size(cols, rows),
+        };
+        let (cols, rows) = size.into_js(env)?;
         self.live(env, "resize")?.resize(cols, rows).into_js(env)
     }
 
@@ -951,6 +947,74 @@ pub struct CapturedOutput {
 }
 
 impl NativeSession {
+    /// `ERR_ALREADY_RUNNING` while the program of the last start runs.
+    fn check_idle(&self, env: &Env) -> Result<()> {
+        if self.session.as_ref().is_some_and(Session::running) {
+            return Err(js_error(
+                env,
+                &CoreError::new(
+                    ErrorCode::AlreadyRunning,
+                    "start() was called while the session is running; wait for `exited` or call terminate() first",
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Spawns the session and attaches `pump` as its listener (see `start`).
+    fn launch(
+        &mut self,
+        env: &Env,
+        spawn: SpawnOptions,
+        pump: Function<'_, PumpArgs, ()>,
+        keep_alive: bool,
+    ) -> Result<()> {
+        let streaming = spawn.stream_output || spawn.stream_raw;
+        let session = Session::spawn(spawn).into_js(env)?;
+        if let Some(id) = self.watch.take() {
+            crate::fastpath::close(id);
+        }
+        // Output the fast path may deliver before the session thread would.
+        // It is armed only while a listener takes output (listeners can be
+        // added later); until the first write it costs no descriptor.
+        let watch = crate::fastpath::open(env.raw(), &session, pump.raw());
+        self.watch = watch;
+        self.streaming = streaming;
+        self.input_seq.set(0);
+        let taker = session.clone();
+        let callback = move |_ctx: ThreadsafeCallContext<()>| {
+            let out = taker.take_outbox();
+            if let Some(id) = watch {
+                if out.exit.is_some() {
+                    // Before the exit is seen: the watch's duplicate of the
+                    // master must not outlive the session's.
+                    contain("closing the fast path", (), || crate::fastpath::close(id));
+                } else if out.data.len().max(out.raw.len()) >= session::READ_BATCH
+                    && !taker.is_paused()
+                {
+                    // A flood the session thread read, and this thread is
+                    // free: it reads the rest itself (see `fastpath`).
+                    contain("taking a flood", (), || crate::fastpath::take_flood(id));
+                }
+            }
+            let data = (!out.data.is_empty()).then_some(out.data);
+            let raw = (!out.raw.is_empty()).then(|| Uint8Array::from(out.raw));
+            Ok(FnArgs::from((data, out.exit.map(PtyExit::from), raw)))
+        };
+        let builder = pump
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>();
+        let sink: Arc<dyn EventSink> = if keep_alive {
+            Arc::new(PumpSink(builder.build_callback(callback)?))
+        } else {
+            Arc::new(PumpSink(builder.weak::<true>().build_callback(callback)?))
+        };
+        session.attach(sink);
+        crate::cleanup::track(env, crate::cleanup::Owner::Session(session.downgrade()));
+        self.session = Some(session);
+        Ok(())
+    }
+
     fn started(&self, env: &Env) -> Result<&Session> {
         self.session.as_ref().ok_or_else(|| {
             js_error(

@@ -29,7 +29,7 @@ const { quantile, summary, shuffled, collect, emit, log, argv } = require('../li
 const opts = argv()
 const KEYS = Number(opts.keys || 2000)
 const ROUNDS = Number(opts.rounds || 3)
-const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty').split(',').map((n) => ALL[n])
+const IMPLS = (opts.impls || 'ptypilot,node-pty,ptypilot/node-pty,node-pty+xterm,ruspty').split(',').map((n) => ALL[n])
 
 /** A session of `impl` running cat in raw mode, ready for keys. */
 async function open(impl) {

@@ -16,7 +16,7 @@ const { rotate, emit, log, argv, summary } = require('../lib/stats')
 const opts = argv()
 const RUNS = Number(opts.runs || 1000)
 const BATCH = Number(opts.batch || 4)
-const IMPLS = (opts.impls || 'ptypilot,node-pty,ruspty').split(',').map((n) => ALL[n])
+const IMPLS = (opts.impls || 'ptypilot,node-pty,ptypilot/node-pty,ruspty').split(',').map((n) => ALL[n])
 const BURST = Number(opts.burst || 64 << 10)
 
 async function runOnce(impl, w) {

@@ -24,7 +24,7 @@ const { summary, rotate, sleep, collect, emit, log, argv } = require('../lib/sta
 
 const opts = argv()
 const ROUNDS = Number(opts.rounds || 5)
-const IMPLS = (opts.impls || 'ptypilot,node-pty,node-pty+xterm,ruspty,bare').split(',').map((n) => ALL[n])
+const IMPLS = (opts.impls || 'ptypilot,node-pty,ptypilot/node-pty,node-pty+xterm,ruspty,bare').split(',').map((n) => ALL[n])
 const SCALE = Number(opts.scale || 1)
 const ONLY = opts.workloads ? String(opts.workloads).split(',') : null
 
@@ -89,7 +89,7 @@ async function runOnce(impl, w) {
   await Promise.race([all, s.exited.then(() => sleep(300))])
   let screenTail = null
   let tEnd = tLast
-  if (impl.name.startsWith('ptypilot')) {
+  if (impl.name === 'ptypilot') {
     const t = performance.now()
     screenTail = (await s.screenText()).slice(-40)
     tEnd += performance.now() - t

@@ -62,26 +62,40 @@ function nodePtyLib() {
   return nodePtyModule
 }
 
-/** node-pty: strings (utf8, its default), no screen model. */
-const nodePty = {
-  name: 'node-pty',
-  label: 'node-pty (no screen model)',
-  spawn({ command, args = [], cols = 80, rows = 24 }, onData) {
-    const pty = nodePtyLib().spawn(command, args, { name: 'xterm-256color', cols, rows, cwd: process.cwd(), env: ENV })
-    if (onData) pty.onData(onData)
-    const exited = new Promise((resolve) => pty.onExit(({ exitCode, signal }) => resolve({ exitCode, signal })))
-    return {
-      pid: pty.pid,
-      write: (data) => pty.write(data),
-      exited,
-      kill: () => pty.kill('SIGKILL'),
-      screenText: async () => {
-        throw new Error('node-pty has no screen model')
-      },
-      pty,
-    }
-  },
+let adapterModule
+function adapterLib() {
+  if (adapterModule === undefined) adapterModule = require(path.join(ROOT, 'lib', 'node-pty.js'))
+  return adapterModule
 }
+
+/** An implementation of node-pty's API (`lib().spawn`), driven as node-pty is: strings (utf8), no screen model. */
+function nodePtyApi(name, label, lib) {
+  return {
+    name,
+    label,
+    spawn({ command, args = [], cols = 80, rows = 24 }, onData) {
+      const pty = lib().spawn(command, args, { name: 'xterm-256color', cols, rows, cwd: process.cwd(), env: ENV })
+      if (onData) pty.onData(onData)
+      const exited = new Promise((resolve) => pty.onExit(({ exitCode, signal }) => resolve({ exitCode, signal })))
+      return {
+        pid: pty.pid,
+        write: (data) => pty.write(data),
+        exited,
+        kill: () => pty.kill('SIGKILL'),
+        screenText: async () => {
+          throw new Error(`${name} has no screen model`)
+        },
+        pty,
+      }
+    },
+  }
+}
+
+/** node-pty: strings (utf8, its default), no screen model. */
+const nodePty = nodePtyApi('node-pty', 'node-pty (no screen model)', nodePtyLib)
+
+/** ptypilot/node-pty: node-pty's API on ptypilot's session engine, no screen model. */
+const nodePtyAdapter = nodePtyApi('ptypilot/node-pty', 'ptypilot/node-pty (node-pty API, no screen model)', adapterLib)
 
 let xtermModule
 function xtermLib() {
@@ -176,6 +190,6 @@ const ruspty = {
   },
 }
 
-const ALL = { ptypilot, bare, 'node-pty': nodePty, 'node-pty+xterm': nodePtyXterm, ruspty }
+const ALL = { ptypilot, bare, 'node-pty': nodePty, 'ptypilot/node-pty': nodePtyAdapter, 'node-pty+xterm': nodePtyXterm, ruspty }
 
-module.exports = { ALL, ptypilot, nodePty, nodePtyXterm, ruspty, xtermText, xtermLib, ptypilotLib, ENV, ROOT }
+module.exports = { ALL, ptypilot, nodePty, nodePtyAdapter, nodePtyXterm, ruspty, xtermText, xtermLib, ptypilotLib, ENV, ROOT }
