@@ -276,6 +276,25 @@ describe('IPty members', () => {
     expect(closed).toBe(true)
   })
 
+  it('a listener that throws is reported as a warning; the other listeners and the exit still come', async () => {
+    const warnings: Error[] = []
+    const onWarning = (w: Error) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const p = spawn('echo', ['hello'])
+      p.onData(() => {
+        throw new Error('listener bug')
+      })
+      const w = watch(p)
+      expect(await w.exit).toMatchObject({ exitCode: 0 })
+      expect(w.text()).toBe('hello\r\n')
+      await vi.waitFor(() => expect(warnings.map((x) => x.message).join()).toMatch(/onData listener threw: Error: listener bug/))
+      expect(warnings.find((x) => /listener bug/.test(x.message))).toMatchObject({ code: 'PTYPILOT_LISTENER_ERROR' })
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('write takes strings and Buffers', async () => {
     const p = spawn('sh', ['-c', 'stty -echo; echo ready; read a; read b; echo "[$a][$b]"'])
     const w = watch(p)

@@ -121,10 +121,10 @@ export interface IPty {
   /** Whether `write()` takes the flow control messages (see {@link IBasePtyForkOptions.handleFlowControl}). */
   handleFlowControl: boolean
   /**
-   * Output. Each call is what one read of the terminal returned (or, when
-   * JS fell behind, what several returned), so a program's line written at
-   * once arrives in one call. With `encoding: null` the chunks are
-   * `Buffer`s. Every chunk comes before `onExit`.
+   * Output. Each call is what one read of the terminal returned (or, in a
+   * flood or when JS fell behind, what several returned), so a program's
+   * line written at once arrives in one call. With `encoding: null` the
+   * chunks are `Buffer`s. Every chunk comes before `onExit`.
    */
   readonly onData: IEvent<string>
   /**

@@ -27,9 +27,9 @@ const fs = require('node:fs')
 const os = require('node:os')
 const tty = require('node:tty')
 const { StringDecoder } = require('node:string_decoder')
-const { invalidArg, describe, wrapNative } = require('./errors.js')
-
-const native = wrapNative(require('./binding.js'))
+const { invalidArg, describe } = require('./errors.js')
+const { reportListenerError } = require('./common.js')
+const native = require('./addon.js')
 
 const DEFAULT_FILE = 'sh'
 const DEFAULT_NAME = 'xterm'
@@ -44,14 +44,6 @@ const SANITIZED_VARS = ['TMUX', 'TMUX_PANE', 'STY', 'WINDOW', 'WINDOWID', 'TERMC
 const DESTROY_GRACE_MS = 2000
 /** The largest size a terminal can have (a `winsize` holds 16 bits). */
 const MAX_DIMENSION = 65535
-
-/** Reports an error thrown by a user listener without stopping the others (or the exit). */
-function reportListenerError(what, err) {
-  process.emitWarning(`a ptypilot/node-pty ${what} listener threw: ${err && err.stack ? err.stack : String(err)}`, {
-    type: 'PtypilotListenerError',
-    code: 'PTYPILOT_LISTENER_ERROR',
-  })
-}
 
 /** node-pty's type checks (a falsy value counts as not given), with coded errors. */
 function checkType(options, name, type) {
@@ -181,7 +173,7 @@ class Listeners {
       try {
         entry.fn(...args)
       } catch (err) {
-        reportListenerError(event, err)
+        reportListenerError(`on${event[0].toUpperCase()}${event.slice(1)}`, err)
       }
     }
   }

@@ -835,6 +835,16 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = child.id() as Pid;
+        // Until its execve the child is a copy of this process.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .as_deref()
+            != Some("sleep\n")
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         assert_eq!(program_name(pid).as_deref(), Some("my-sleeper"));
         child.kill().unwrap();
         // A zombie has no command line left: its kernel name stands in.
