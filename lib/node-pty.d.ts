@@ -1,7 +1,12 @@
-// Types of ptypilot/node-pty: node-pty 1.x's Unix API on ptypilot's session
-// engine. The names and shapes are node-pty's, so code written against
-// node-pty's typings type-checks after changing only the import; `IUnixPty`
-// adds the members node-pty has at run time without typing them.
+/**
+ * `ptypilot/node-pty`: node-pty 1.x's Unix API on ptypilot's session engine.
+ * The names and shapes are node-pty's, so code written against node-pty's
+ * typings type-checks after changing only the import; `IUnixPty` adds the
+ * members node-pty has at run time without typing them. Guide:
+ * `docs/node-pty.md` (switching from node-pty).
+ *
+ * @module ptypilot/node-pty
+ */
 
 /// <reference types="node" />
 import type { ReadStream } from 'node:tty'
@@ -132,7 +137,12 @@ export interface IPty {
    * program) and `signal` the signal's number (0 when none did). Comes
    * once, after all output.
    */
-  readonly onExit: IEvent<{ exitCode: number; signal?: number }>
+  readonly onExit: IEvent<{
+    /** The exit status; 0 when a signal ended the program. */
+    exitCode: number
+    /** The number of the signal that ended the program; 0 when none did. */
+    signal?: number
+  }>
   /**
    * Changes the terminal's size (the program gets `SIGWINCH`). Throws for a
    * size that is not positive; does nothing once the program has exited.
