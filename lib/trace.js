@@ -175,8 +175,12 @@ const PLAYER = String.raw`
   let busy = Promise.resolve()
   const write = (data) => new Promise((resolve) => term.write(data, resolve))
 
+  // Seeks are applied in order; only the newest one moves the slider, so an
+  // older seek that finishes while the slider is moving (keys held down)
+  // does not pull it back.
+  let latest = 0
   // The screen after the first n events: forward from here, or again from the start.
-  async function apply(n) {
+  async function apply(n, id) {
     n = Math.max(0, Math.min(events.length, Math.floor(n)))
     if (n < position) {
       term.reset()
@@ -195,6 +199,7 @@ const PLAYER = String.raw`
     }
     // xterm.js parses in order: once this is parsed, so is everything before it.
     await write('')
+    if (id !== latest) return n
     slider.value = String(n)
     const at = n === 0 ? 0 : events[n - 1][0]
     clock.textContent = 'event ' + n + ' of ' + events.length + ' · ' + at.toFixed(3) + ' s'
@@ -204,7 +209,8 @@ const PLAYER = String.raw`
     return n
   }
   function seek(n) {
-    busy = busy.then(() => apply(n))
+    const id = ++latest
+    busy = busy.then(() => apply(n, id))
     return busy
   }
   function lines() {
