@@ -4,7 +4,7 @@
 // `<!-- bench:results -->` markers) and the raw numbers into
 // bench/results.json.
 //
-//   node bench/run.js [case ...] [--only=throughput,echo] [--quick] [--no-write]
+//   node bench/run.js [case ...] [--only=throughput,echo] [--quick] [--no-write] [--json=FILE]
 //
 // Case names (`node bench/run.js busy idle`) or `--only` run some cases
 // alone, with their full repeats, and write nothing (on a shared machine a
@@ -727,6 +727,9 @@ function main() {
   const targets = targetsOf(results)
   const md = markdown(results, info, targets)
   process.stdout.write('\n' + md + '\n')
+  // `--json=FILE` keeps a partial run's raw numbers (bench/diag/same-round.js
+  // compares several such runs).
+  if (opts.json) fs.writeFileSync(String(opts.json), JSON.stringify({ info, results, targets }, null, 2) + '\n')
   if (opts['no-write'] || QUICK || only) {
     process.stderr.write('\n(not written: partial or quick run)\n')
     return
