@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ToolRegistry, gitTool } from '../index.js'
+import { ToolRegistry, gitTool } from 'ptypilot'
 
 /** @param {string} text */
 const say = (text) => process.stdout.write(text + '\n')

@@ -16,7 +16,7 @@
 // task's session is paused (the program waits, as under a terminal that
 // stopped scrolling) until the page catches up.
 import { fileURLToPath } from 'node:url'
-import { TaskRunner, startPanel } from '../../index.js'
+import { TaskRunner, startPanel } from 'ptypilot'
 
 /**
  * Tasks the page offers as buttons. Each is TaskOptions for TaskRunner.start.
