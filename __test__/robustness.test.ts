@@ -181,6 +181,31 @@ describe('a shell whose markers stop appearing is replaced', () => {
       await shell.close()
     }
   })
+
+  it('a probe line still running when the command ends is not taken for a command that broke the shell', async () => {
+    // `wait` leaves bash idle long enough to get a probe line, which it runs
+    // right after the command, with its own redirections (`2>/dev/null`)
+    // applied to the shell itself. A slow consumer of the output (as on a
+    // loaded machine) lets bash get there before its descriptors are looked
+    // at, and a one-shot DEBUG trap keeps it there a while.
+    const shell = new Shell({ shell: 'bash' })
+    const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+    try {
+      const trap = `trap '[ /dev/fd/2 -ef /dev/null ] && { sleep 0.5; trap - DEBUG; }' DEBUG`
+      const r = await shell.run({ command: `${trap}; sleep 1.2 & wait; printf waited` }, (data) => {
+        if (data.endsWith('waited')) pause(200)
+      })
+      expect(r.warning).toBeUndefined()
+      expect(r.exitCode).toBe(0)
+      expect(r.output).toMatch(/waited$/)
+      const pid = shell.pid
+      expect(pid).not.toBeNull()
+      expect((await shell.run({ command: 'echo next' })).output).toBe('next\n')
+      expect(shell.pid).toBe(pid)
+    } finally {
+      await shell.close()
+    }
+  })
 })
 
 describe('shells are in the exit cleanup', () => {

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::health::{self, Expected};
+use super::health::{self, Expected, Unfit};
 use super::kind::{ShellKind, fish_init, session_env_script};
 use super::script::{
     CommandDir, RunLine, Stdin, drain_end_pipe, file_prefix, new_nonce, probe_line, run_line,
@@ -102,9 +102,9 @@ impl Live {
     /// Why the shell cannot run another command (see `health`), after a
     /// command ended; puts the terminal's modes back as they were when the
     /// shell was ready.
-    fn check_health(&self) -> Option<String> {
-        if let Some(why) = health::check_descriptors(self.session.pid(), &self.expected) {
-            return Some(why);
+    fn check_health(&self) -> Option<Unfit> {
+        if let Some(unfit) = health::check_descriptors(self.session.pid(), &self.expected) {
+            return Some(unfit);
         }
         if !self.kind.reads_terminal() {
             let base = *self.modes.lock().unwrap_or_else(|e| e.into_inner());
@@ -432,24 +432,32 @@ impl Shell {
         live.send(&probe_line(id, &live.nonce, live.kind));
     }
 
-    /// Waits until the shell is back at its prompt (at most
-    /// [`PROMPT_GRACE`]), its output dropped: a command has ended and its
-    /// output was taken.
+    /// Waits until the shell is back at its prompt with no probe line of
+    /// ours in it, its output dropped: a command has ended and its output
+    /// was taken. As long as the watchdog would wait: [`PROBE_LIMIT`] for
+    /// the answer to a probe, [`PROMPT_GRACE`] for a prompt (after the
+    /// command, or after the answer).
     async fn settle(&self, live: &Arc<Live>, rx: &mut tokio::sync::watch::Receiver<u64>) {
-        let limit = Instant::now() + PROMPT_GRACE;
+        let start = Instant::now();
+        let mut answered: Option<Instant> = None;
         loop {
             rx.borrow_and_update();
             let out = live.session.take_outbox();
-            let idle = {
+            let (phase, probe) = {
                 let mut tracker = live.tracker();
                 if !out.data.is_empty() {
                     tracker.feed(&out.data);
                 }
-                tracker.phase() == Phase::Idle
+                (tracker.phase(), tracker.probe())
             };
-            if idle || out.exit.is_some() {
+            if (phase == Phase::Idle && probe == Probe::Settled) || out.exit.is_some() {
                 return;
             }
+            let limit = match probe {
+                Probe::Sent(_) => start + PROBE_LIMIT,
+                Probe::Answered { .. } => *answered.get_or_insert_with(Instant::now) + PROMPT_GRACE,
+                Probe::Settled => answered.unwrap_or(start) + PROMPT_GRACE,
+            };
             tokio::select! {
                 _ = rx.changed() => {}
                 _ = tokio::time::sleep_until(limit) => return,
@@ -536,7 +544,19 @@ impl Shell {
                         // its redirections applied: look once it is done.
                         self.settle(live, &mut rx).await;
                     }
-                    live.check_health()
+                    match live.check_health() {
+                        // A probe line written during the command may be
+                        // running in the shell right now (a slow machine,
+                        // a slow `DEBUG` trap): look again once it is over.
+                        Some(unfit)
+                            if unfit.may_pass() && live.tracker().probe() != Probe::Settled =>
+                        {
+                            self.settle(live, &mut rx).await;
+                            live.check_health()
+                        }
+                        unfit => unfit,
+                    }
+                    .map(|unfit| unfit.why)
                 };
                 if warning.is_some() {
                     self.replace(live).await;

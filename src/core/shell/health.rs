@@ -22,6 +22,14 @@
 //! and the end marker came with its secret (the tracker's `lost` says it
 //! did not). A shell that fails is replaced before the next run; the run
 //! that broke it returns what it got, with a warning that says why.
+//!
+//! The descriptors are looked at while the shell may already run the next
+//! line from its control FIFO: a probe line (see `watchdog`) written during
+//! the command. Its redirections (`>/dev/tty`, `2>/dev/null`) apply to the
+//! shell itself while it runs, so for that moment descriptors 1 and 2 are
+//! not the terminal (never the other way round: a broken descriptor does not
+//! look sound). A verdict about them counts only once that probe is over
+//! (see [`Unfit::may_pass`]); descriptor 0 no line of ours redirects.
 
 use crate::core::fds::{self, FdTarget};
 use crate::core::process::Pid;
@@ -37,10 +45,28 @@ pub(super) struct Expected {
     pub(super) terminal: FdTarget,
 }
 
+/// A descriptor of the shell that is not what it must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unfit {
+    /// The descriptor (0, 1 or 2).
+    pub(super) fd: i32,
+    /// The run's warning: what the command did, in words.
+    pub(super) why: String,
+}
+
+impl Unfit {
+    /// Whether a probe line the shell may be running right now could be
+    /// the cause (its redirections change descriptors 1 and 2 while it
+    /// runs; see the module docs): then look again once it is over.
+    pub(super) fn may_pass(&self) -> bool {
+        self.fd != 0
+    }
+}
+
 /// Why the shell `pid` cannot run the next command, judged by its
 /// descriptors 0, 1 and 2 (see the module docs); `None` when they are as
 /// `expected` or the system would not tell.
-pub(super) fn check_descriptors(pid: Pid, expected: &Expected) -> Option<String> {
+pub(super) fn check_descriptors(pid: Pid, expected: &Expected) -> Option<Unfit> {
     let wanted = [
         (0, "standard input", &expected.stdin, expected.stdin_name),
         (1, "standard output", &expected.terminal, "its terminal"),
@@ -60,10 +86,13 @@ pub(super) fn check_descriptors(pid: Pid, expected: &Expected) -> Option<String>
             FdTarget::Fifo { .. } => "is another pipe",
             _ => "is a file",
         };
-        return Some(format!(
-            "the command left the shell's {role} (fd {fd}) no longer {want_name} (it {now}); \
-             a new shell runs the next command"
-        ));
+        return Some(Unfit {
+            fd,
+            why: format!(
+                "the command left the shell's {role} (fd {fd}) no longer {want_name} (it {now}); \
+                 a new shell runs the next command"
+            ),
+        });
     }
     None
 }
@@ -104,8 +133,20 @@ mod tests {
             stdin_name: "its control FIFO",
             terminal: expected.terminal.clone(),
         };
-        let why = check_descriptors(me, &wrong).unwrap();
-        assert!(why.contains("standard input (fd 0)"), "{why}");
+        let unfit = check_descriptors(me, &wrong).unwrap();
+        assert_eq!(unfit.fd, 0);
+        assert!(!unfit.may_pass(), "no line of ours redirects fd 0");
+        assert!(unfit.why.contains("standard input (fd 0)"), "{unfit:?}");
+        // Descriptors 1 and 2 not the terminal: a probe line could be the
+        // cause for a moment.
+        let elsewhere = Expected {
+            stdin: FdTarget::Unknown,
+            stdin_name: "x",
+            terminal: fds::own(read.as_fd()),
+        };
+        let unfit = check_descriptors(me, &elsewhere).unwrap();
+        assert_eq!(unfit.fd, 1, "{unfit:?}");
+        assert!(unfit.may_pass());
         let unknown = Expected {
             stdin: FdTarget::Unknown,
             stdin_name: "x",
