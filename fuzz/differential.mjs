@@ -262,6 +262,9 @@ export function shrink(kase) {
 const SAVES = new Set(['DECSC', 'SCOSC'])
 const RESTORES = new Set(['DECRC', 'SCORC'])
 
+/** Pieces after which xterm may have dropped a row's wrapped mark. */
+const WRAP_EDITS = new Set(['ED', 'EL', 'ECH', 'ICH', 'DCH', 'DECIC', 'DECDC', 'SL', 'SR', 'DECALN', 'RIS'])
+
 /** Pieces that print characters. */
 const PRINTS = new Set(['text', 'wide', 'combining', 'emoji-selector', 'zwj', 'FFFD'])
 
@@ -317,9 +320,17 @@ const startsWithMark = (text) => widthOf(text) === 0 && text.codePointAt(0) !== 
  *   margins (xterm.js has neither);
  * - `lrmm-save`: `CSI s` with mode 69 set (DECSLRM in xterm, which resets
  *   the left and right margins and homes the cursor);
- * - `reverse-cub`: CUB with reverse wraparound set from the left edge or
- *   with a wrap pending (xterm reverse-wraps CUB as it does backspace;
- *   xterm.js only backspace);
+ * - `reverse-cub`: CUB with reverse wraparound and auto-wrap set, from the
+ *   left edge or with a wrap pending (xterm reverse-wraps CUB as it does
+ *   backspace; xterm.js only backspace);
+ * - `revwrap-nowrap`: backspace with reverse wraparound set and auto-wrap
+ *   off, with a wrap pending or at the left edge of a continuation row
+ *   (xterm's reverse wraparound needs auto-wrap too; xterm.js's does not);
+ * - `revwrap-row`: backspace with reverse wraparound at the left edge where
+ *   xterm's mark on the row above (it wrapped) and xterm.js's flag on the
+ *   cursor's row (a continuation) disagree: lines moved between them, or
+ *   xterm.js dropped its flag (line feed onto the row, an earlier reverse
+ *   wrap) where xterm keeps its mark;
  * - `decaln-origin`: DECALN in origin mode (xterm resets origin mode);
  * - `nowrap-wide`: auto-wrap off, printing in the last column where a wide
  *   character ends, or a wide character there (xterm blanks a wide
@@ -337,6 +348,14 @@ function trace(kase) {
   const savedPending = { normal: false, alternate: false }
   let tabsChanged = false
   let lrmm = false
+  // xterm's marks of wrapped rows, followed on xterm.js's line objects: each
+  // continuation row (xterm.js's isWrapped) with the row that was above it
+  // when it wrapped (the one xterm marks, LINEWRAPPED, moving with it), and
+  // the rows that were continuations at the last look. After an erase or an
+  // edit in a row xterm may have dropped a mark: no longer followed then.
+  const wrappedFrom = new Map()
+  let wrappedNow = new Set()
+  let marksKnown = true
   try {
     kase.pieces.forEach(([kind, text], i) => {
       const core = term._core
@@ -362,7 +381,25 @@ function trace(kase) {
       if (kind === 'DECSLRM') tags.add(lrmm ? 'lr-margins' : 'slrm')
       if (kind === 'SCOSC' && lrmm) tags.add('lrmm-save')
       if (kind === 'DECALN' && modes.origin) tags.add('decaln-origin')
-      if (kind === 'CUB' && modes.reverseWraparound) {
+      if (kind === 'BS' && modes.reverseWraparound) {
+        const y = buffer.ybase + buffer.y
+        const inRegion = buffer.y > margins[0] && buffer.y <= margins[1]
+        const line = buffer.lines.get(y)
+        const above = buffer.lines.get(y - 1)
+        if (!modes.wraparound) {
+          // xterm.js reverse-wraps with auto-wrap off too.
+          if (pending || (buffer.x === 0 && inRegion && line?.isWrapped)) tags.add('revwrap-nowrap')
+        } else if (buffer.x === 0 && inRegion && line && above && marksKnown) {
+          // xterm.js goes up when the cursor's row is a continuation, xterm
+          // when the row above is marked wrapped. They disagree once lines
+          // moved between the two, or xterm.js dropped its flag (a line feed
+          // onto the row, a reverse wrap out of it) where xterm keeps its
+          // mark.
+          const aboveWrapped = [...wrappedFrom.values()].includes(above)
+          if (aboveWrapped !== line.isWrapped) tags.add('revwrap-row')
+        }
+      }
+      if (kind === 'CUB' && modes.reverseWraparound && modes.wraparound) {
         const n = Number(text.slice(2, -1)) || 1
         if (pending || buffer.x < n) tags.add('reverse-cub')
       }
@@ -427,6 +464,18 @@ function trace(kase) {
         tabsChanged = lrmm = false
       }
       if (kind === 'DECSTR' && term.buffer.active.type === 'normal') savedAt = term.buffer.normal.baseY
+      if (WRAP_EDITS.has(kind)) marksKnown = false
+      {
+        const { lines, ybase } = term._core.buffer
+        const now = new Set()
+        for (let y = Math.max(ybase, 1); y < ybase + kase.rows; y++) {
+          const line = lines.get(y)
+          if (!line?.isWrapped) continue
+          now.add(line)
+          if (!wrappedNow.has(line)) wrappedFrom.set(line, lines.get(y - 1))
+        }
+        wrappedNow = now
+      }
       if (i < kase.pieces.length - 1 && term.buffer.active.cursorX >= cols) tags.add('pending')
     })
   } catch {
@@ -473,6 +522,8 @@ export const KNOWN = [
     ['lr-margins', ['lr-margins']],
     ['lrmm-save', ['lrmm-save']],
     ['reverse-cub', ['reverse-cub']],
+    ['revwrap-nowrap', ['revwrap-nowrap']],
+    ['revwrap-row', ['revwrap-row']],
     ['decaln-origin', ['decaln-origin']],
     ['nowrap-wide', ['nowrap-wide']],
     ['saved-cursor-scroll', ['scrolled-save']],

@@ -2392,4 +2392,31 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn reverse_wraparound_needs_autowrap() {
+        // Auto-wrap off: a plain backspace, at the left edge of a
+        // continuation row and from the last column.
+        let s = snap(format!("\x1b[?45h{}\r\x1b[?7l\x08Y", "w".repeat(82)).as_bytes());
+        assert_eq!(s.lines[1], "Yw");
+        let s = snap(format!("\x1b[?45h\x1b[?7l{}\x08X", "n".repeat(80)).as_bytes());
+        assert_eq!(s.lines[0], format!("{}Xn", "n".repeat(78)));
+        assert_eq!(cursor(&s), (0, 79));
+    }
+
+    #[test]
+    fn reverse_wraparound_follows_the_row_that_wrapped() {
+        let a = "a".repeat(81);
+        // A line inserted below the wrapped row: backspace still goes up.
+        let s = snap(format!("\x1b[?45h{a}\x1b[L\r\x08X").as_bytes());
+        assert_eq!(s.lines[0], format!("{}X", "a".repeat(79)));
+        assert_eq!(cursor(&s), (0, 79));
+        // A line feed onto the continuation row: the same.
+        let s = snap(format!("\x1b[?45h{a}\r\x1b[A\n\x08X").as_bytes());
+        assert_eq!(s.lines[0], format!("{}X", "a".repeat(79)));
+        // The wrapped row deleted: the row above did not wrap, it stays.
+        let s = snap(format!("\x1b[?45hx\r\n{a}\x1b[2;1H\x1b[M\r\x08Z").as_bytes());
+        assert_eq!(&s.lines[..2], ["x", "Z"]);
+        assert_eq!(cursor(&s), (1, 1));
+    }
 }
