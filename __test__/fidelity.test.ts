@@ -232,6 +232,7 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['a line feed after a restored cursor starts from the last column (DECRC, 1048)', `${w('s')}${E}7${E}[3;3H${E}8\nX${E}[4;1H${w('t')}${E}[?1048h${E}[1;1H${E}[?1048l\nY`],
     ['reverse index above the top margin moves up, scrolling nothing (DECSTBM with a default top)', `${E}[2;4r${E}[3;1Hmid${E}[1;5HA${E}M${E}[;3r${E}[1;1H${E}MB`],
     ['backspace with reverse wraparound (mode 45) goes back over a wrapped row, not an unwrapped one', `${E}[?45h${'b'.repeat(22)}\b\b\bX\r\n\r\nc\r\bY`],
+    ['insert mode with a wrap pending marks the row wrapped: backspace with reverse wraparound goes back over it', `${E}[?45h${E}[4h${'i'.repeat(20)}xy\r\bZ`],
     ['inserting inside a wide character blanks it (ICH, DECIC)', `日本語${E}[1;4H${E}[2@\r\n한국어${E}[2;2H${E}[1'}`],
   ]
   it.each(wrapCases)('%s', async (_name, bytes) => {

@@ -578,11 +578,13 @@ impl Compat {
         }
         let cols = self.cols;
         let mut col = run.parser.screen().cursor_position().1;
-        if std::mem::take(&mut self.held_wrap) && self.autowrap {
-            // xterm's wrap flag survived a tab move or a restore: it wraps
-            // before printing, from wherever the cursor is.
-            run.inject(b"\r\n");
-            col = 0;
+        let held = std::mem::take(&mut self.held_wrap) && self.autowrap;
+        if held || (self.autowrap && self.insert && col >= cols) {
+            // xterm's wrap flag survived a tab move or a restore (it wraps
+            // before printing, from wherever the cursor is), or a wrap is
+            // pending in insert mode (xterm wraps, then inserts on the next
+            // row; vt100 would wrap and overwrite).
+            col = self.wrap_before_print(run, width);
         }
         if !self.autowrap {
             if col >= cols {
@@ -596,11 +598,6 @@ impl Compat {
                 run.skip(i + len);
                 return;
             }
-        } else if self.insert && col >= cols {
-            // A wrap is pending: xterm wraps, then inserts on the next row
-            // (vt100 would wrap and overwrite). Its wrap is a CR LF.
-            run.inject(b"\r\n");
-            col = 0;
         }
         if self.insert && col < cols {
             // Room for the character, as wide as it is.
@@ -612,6 +609,34 @@ impl Compat {
             run.inject(mapped.as_bytes());
             run.skip(i + 1);
         }
+    }
+
+    /// Wraps before a character `width` columns wide is printed, as xterm's
+    /// `WrapLine`: the row is marked wrapped (what reverse wraparound
+    /// reads) and the character goes to the start of the next row, in
+    /// insert mode into room made for it there. vt100 marks a row only when
+    /// it wraps a character itself, so the cursor is put past the last
+    /// column ([`Compat::park`]) for vt100 to wrap as it prints; the
+    /// returned column is vt100's cursor then. On the last row below the
+    /// scroll region xterm stays on the row (vt100 too, unmarked): a CR LF
+    /// there, column 0.
+    fn wrap_before_print(&mut self, run: &mut Run<'_, '_>, width: u16) -> u16 {
+        let screen = run.parser.screen();
+        let row = screen.cursor_position().0;
+        let last_row = screen.size().0.get() - 1;
+        let (top, bottom) = self.region(run.parser);
+        if row != bottom && row == last_row {
+            run.inject(b"\r\n");
+            return 0;
+        }
+        if self.insert && row != bottom {
+            // At the bottom margin the wrap scrolls in a blank row.
+            let mut seq = self.goto(row + 1, 0, top).into_bytes();
+            seq.extend_from_slice(&csi(width, b'@'));
+            run.inject(&seq);
+        }
+        self.park(run.parser, row);
+        self.cols
     }
 
     /// A combining character at `i` with no character printed right before
@@ -2402,6 +2427,21 @@ mod tests {
         let s = snap(format!("\x1b[?45h\x1b[?7l{}\x08X", "n".repeat(80)).as_bytes());
         assert_eq!(s.lines[0], format!("{}Xn", "n".repeat(78)));
         assert_eq!(cursor(&s), (0, 79));
+    }
+
+    #[test]
+    fn a_wrap_xterm_makes_before_printing_marks_the_row() {
+        // Insert mode with a wrap pending, and a wrap flag kept over CBT:
+        // backspace with reverse wraparound goes back up over the row.
+        let s = snap(format!("\x1b[?45h\x1b[4h{}xy\r\x08Z", "i".repeat(80)).as_bytes());
+        assert_eq!(s.lines[0], format!("{}Z", "i".repeat(79)));
+        assert_eq!(s.lines[1], "xy");
+        let s = snap(format!("\x1b[?45h{}\x1b[Zxy\x1b[A\n\r\x08Z", "t".repeat(80)).as_bytes());
+        assert_eq!(s.lines[0], format!("{}Z", "t".repeat(79)));
+        assert_eq!(s.lines[1], "xy");
+        // Insert mode at the bottom margin: the wrap scrolls.
+        let s = snap(format!("\x1b[2;3r\x1b[3;1H\x1b[4h{}ab", "k".repeat(80)).as_bytes());
+        assert_eq!(&s.lines[1..4], ["k".repeat(80).as_str(), "ab", ""]);
     }
 
     #[test]
