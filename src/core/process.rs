@@ -835,12 +835,13 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = child.id() as Pid;
-        // Until its execve the child is a copy of this process.
+        // Until its execve the child is a copy of this process; during it,
+        // the kernel names it before its new argument pages are set up (the
+        // command line reads empty then, and its name stands in).
         let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .ok()
-            .as_deref()
-            != Some("sleep\n")
+        while !std::fs::read(format!("/proc/{pid}/cmdline"))
+            .unwrap_or_default()
+            .starts_with(b"my-sleeper\0")
             && std::time::Instant::now() < until
         {
             std::thread::sleep(std::time::Duration::from_millis(5));
