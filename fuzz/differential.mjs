@@ -335,7 +335,10 @@ const startsWithMark = (text) => widthOf(text) === 0 && text.codePointAt(0) !== 
  * - `nowrap-wide`: auto-wrap off, printing in the last column where a wide
  *   character ends, or a wide character there (xterm blanks a wide
  *   character written over in half and drops one that does not fit;
- *   xterm.js keeps the wide character and drops what comes).
+ *   xterm.js keeps the wide character and drops what comes);
+ * - `rep-marks`: REP after a character with combining marks or a variation
+ *   selector joined to it (xterm repeats the character alone; xterm.js the
+ *   cell with its marks).
  */
 function trace(kase) {
   const { cols } = kase
@@ -434,6 +437,15 @@ function trace(kase) {
           x = x + w > cols ? w : x + w
         }
       }
+      if (kind === 'REP') {
+        // The cell xterm.js repeats: the one before the cursor (the last
+        // column with a wrap pending), at the start of a wide character.
+        const line = buffer.lines.get(buffer.ybase + buffer.y)
+        let at = Math.min(buffer.x, cols) - 1
+        if (at > 0 && line?.getWidth(at) === 0) at -= 1
+        const chars = at >= 0 && line ? line.translateToString(false, at, at + 1) : ''
+        if ([...chars].length > 1) tags.add('rep-marks')
+      }
       if (kind === 'TBC' || kind === 'HTS') tabsChanged = true
       if (kind === 'DECLRMM') lrmm = set
       const saves = SAVES.has(kind) || ((kind === 'SAVE1048' || kind === 'ALT1049') && set) || kind === 'DECSTR'
@@ -526,6 +538,7 @@ export const KNOWN = [
     ['revwrap-row', ['revwrap-row']],
     ['decaln-origin', ['decaln-origin']],
     ['nowrap-wide', ['nowrap-wide']],
+    ['rep-marks', ['rep-marks']],
     ['saved-cursor-scroll', ['scrolled-save']],
     ['lnm-ris', ['LNM', 'RIS']],
     ['decaln-margins', ['DECALN', 'DECSTBM']],

@@ -120,23 +120,13 @@ export declare function rebuildScreen(
   earlier?: ReadonlyMap<number, ViewScreen> | ((number: number) => ViewScreen | null | undefined) | null,
 ): RebuiltScreen
 
-/** The screen `rebuildScreen` gives back: the `next` the view was made from, exactly. */
-export interface RebuiltScreen {
-  /** Every row (`lines.length === rows`), as in the screen the view was made from. */
-  lines: string[]
-  /** Width in cells. */
-  cols: number
-  /** Height in rows. */
-  rows: number
-  /** Where the cursor is. */
-  cursor: {
-    /** Row, 0-based. */
-    row: number
-    /** Column, 0-based. */
-    col: number
-    /** Whether it is shown. */
-    visible: boolean
-  }
+/**
+ * The screen `rebuildScreen` gives back: the `next` the view was made from, exactly — a
+ * `ViewScreen` whose optional fields are always there.
+ */
+export interface RebuiltScreen extends ViewScreen {
+  /** Where the cursor is, and whether it is shown. */
+  cursor: { row: number; col: number; visible: boolean }
   /** Whether the alternate screen (a full-screen program's) is showing. */
   altScreen: boolean
 }

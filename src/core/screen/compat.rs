@@ -1242,18 +1242,24 @@ impl Compat {
                 }
             }
             // REP: only right after a printed character (xterm); vt100
-            // repeats the last one printed whatever came between, only its
-            // base character, and past the fix-ups for insert mode, no
-            // auto-wrap and character sets. Here the cell before the
-            // cursor (the character with its combining marks, as xterm.js
-            // repeats it) is printed again `n` times, through the fix-ups.
+            // repeats the last one printed whatever came between, and past
+            // the fix-ups for insert mode, no auto-wrap and character sets.
+            // Here the character of the cell before the cursor is printed
+            // again `n` times, through the fix-ups — without its combining
+            // marks: xterm joins a mark to the cell before it without making
+            // it the character REP repeats (xterm.js repeats the marks too).
             (0, 0, b'b') => {
                 let n = usize::from(p.first_or(1));
                 cancel(run, i);
                 if !self.printed_before_seq {
                     return;
                 }
-                let Some(text) = last_printed(run.parser.screen()) else {
+                // A lone mark's cell holds its stand-in: read back as the
+                // mark, it repeats nothing.
+                let Some(text) = last_printed(run.parser.screen())
+                    .map(|t| self.stand_ins.restore(t))
+                    .and_then(|t| repeated_char(&t))
+                else {
                     return;
                 };
                 let mut bytes = Vec::with_capacity(text.len() * n);
@@ -1722,33 +1728,13 @@ impl Compat {
             return;
         };
         let mut seq = self.goto(row, col, self.region(parser).0).into_bytes();
-        seq.extend_from_slice(&sgr_of(
-            cell.fgcolor(),
-            cell.bgcolor(),
-            [
-                cell.bold(),
-                cell.dim(),
-                cell.italic(),
-                cell.underline(),
-                cell.inverse(),
-            ],
-        ));
+        seq.extend_from_slice(&sgr_of_cell(cell));
         if cell.has_contents() {
             seq.extend_from_slice(cell.contents().as_bytes());
         } else {
             seq.push(b' ');
         }
-        seq.extend_from_slice(&sgr_of(
-            screen.fgcolor(),
-            screen.bgcolor(),
-            [
-                screen.bold(),
-                screen.dim(),
-                screen.italic(),
-                screen.underline(),
-                screen.inverse(),
-            ],
-        ));
+        seq.extend_from_slice(&sgr_of_pen(screen));
         parser.process(&seq);
         self.maybe_wrap = true;
     }
@@ -1987,6 +1973,20 @@ fn char_at(bytes: &[u8], i: usize) -> (usize, u16) {
     (end - i, width as u16)
 }
 
+/// The character REP repeats after a cell that holds `cell`: its last
+/// character with a width (xterm's last printed character: a combining mark
+/// or a variation selector joins the cell before it without becoming that),
+/// as UTF-8; `None` for a cell of marks only (xterm repeats nothing after a
+/// character of no width).
+fn repeated_char(cell: &str) -> Option<String> {
+    use unicode_width::UnicodeWidthChar;
+    let c = cell
+        .chars()
+        .rev()
+        .find(|c| c.width().is_some_and(|w| w > 0))?;
+    Some(c.to_string())
+}
+
 /// What the cell the last character went to holds (the cell before the
 /// cursor, or the last column while a wrap is pending), with its combining
 /// marks; `None` when that cell is empty.
@@ -2015,6 +2015,36 @@ fn cursor_col(parser: &Parser) -> u16 {
     let (_, cols) = parser.screen().size();
     let (_, col) = parser.screen().cursor_position();
     col.min(cols.get() - 1)
+}
+
+/// The SGR sequence of a cell's attributes (see [`sgr_of`]).
+fn sgr_of_cell(cell: &vt100::Cell) -> Vec<u8> {
+    sgr_of(
+        cell.fgcolor(),
+        cell.bgcolor(),
+        [
+            cell.bold(),
+            cell.dim(),
+            cell.italic(),
+            cell.underline(),
+            cell.inverse(),
+        ],
+    )
+}
+
+/// The SGR sequence of the attributes new text gets (vt100's pen).
+fn sgr_of_pen(screen: &vt100::Screen) -> Vec<u8> {
+    sgr_of(
+        screen.fgcolor(),
+        screen.bgcolor(),
+        [
+            screen.bold(),
+            screen.dim(),
+            screen.italic(),
+            screen.underline(),
+            screen.inverse(),
+        ],
+    )
 }
 
 /// An SGR sequence that sets exactly these attributes (vt100 keeps the
@@ -2379,12 +2409,23 @@ mod tests {
         );
         assert_eq!(s.lines[0], "x".repeat(79));
         assert_eq!(s.lines[1], format!("{}e\u{301}", "y".repeat(79)));
-        // REP repeats the cell (with its marks) through the fix-ups.
+        // REP repeats the cell's character (without its marks) through the
+        // fix-ups.
         let s = snap("\x1b[?7lhel\x1b[90b\x1b[?7h\r\n\x1b(0q\x1b[3b\x1b(B\r\ne\u{301}\x1b[2b\r\nxyz\r\x1b[4ha\x1b[2b".as_bytes());
         assert_eq!(s.lines[0], format!("he{}", "l".repeat(78)));
         assert_eq!(s.lines[1], "\u{2500}".repeat(4));
-        assert_eq!(s.lines[2], "e\u{301}".repeat(3));
+        assert_eq!(s.lines[2], "e\u{301}ee");
         assert_eq!(s.lines[3], "aaaxyz");
+        // An emoji with a variation selector, auto-wrap off: repeated without
+        // the selector up to the margin, then dropped (does not fit).
+        let s = snap("\x1b[?7l\x1b[1;77H\u{1f600}\u{fe0e}\x1b[5b".as_bytes());
+        assert_eq!(
+            s.lines[0],
+            format!("{}\u{1f600}\u{fe0e}\u{1f600}", " ".repeat(76))
+        );
+        // A mark with nothing to join gives nothing to repeat.
+        let s = snap("\u{301}\x1b[3bx".as_bytes());
+        assert_eq!(s.lines[0], "\u{301}x");
     }
 
     /// The same output in any split gives the same screen.

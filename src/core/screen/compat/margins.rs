@@ -13,7 +13,7 @@
 //! cells; the layer moves them itself, printing each moved cell again with
 //! its own attributes (or erasing it with them when it is empty).
 
-use super::{Compat, Parser, Run, cancel, clamp_pending_wrap, sgr_of};
+use super::{Compat, Parser, Run, cancel, clamp_pending_wrap, sgr_of_cell, sgr_of_pen};
 
 /// A cell as it was read: what it shows and its attributes.
 #[derive(Debug, Clone)]
@@ -36,17 +36,7 @@ fn copy_cells(parser: &Parser, row: u16, from: u16, to: u16) -> Vec<Option<Copie
             if cell.is_wide_continuation() && col > from {
                 return None;
             }
-            let sgr = sgr_of(
-                cell.fgcolor(),
-                cell.bgcolor(),
-                [
-                    cell.bold(),
-                    cell.dim(),
-                    cell.italic(),
-                    cell.underline(),
-                    cell.inverse(),
-                ],
-            );
+            let sgr = sgr_of_cell(cell);
             // The second half of a wide character whose first half is left
             // of the range shows as a blank.
             let shown = cell.has_contents() && !cell.is_wide_continuation();
@@ -61,16 +51,6 @@ fn copy_cells(parser: &Parser, row: u16, from: u16, to: u16) -> Vec<Option<Copie
             })
         })
         .collect()
-}
-
-/// The SGR sequence of the attributes new text gets (vt100's pen).
-fn pen_of(parser: &Parser) -> Vec<u8> {
-    let s = parser.screen();
-    sgr_of(
-        s.fgcolor(),
-        s.bgcolor(),
-        [s.bold(), s.dim(), s.italic(), s.underline(), s.inverse()],
-    )
 }
 
 impl Compat {
@@ -285,7 +265,7 @@ impl Compat {
 
     /// Blank cells `from..=to` with the pen's colours.
     fn blank_row(&self, parser: &Parser, from: u16, to: u16) -> Vec<Option<Copied>> {
-        let pen = pen_of(parser);
+        let pen = sgr_of_pen(parser.screen());
         (from..=to)
             .map(|_| {
                 Some(Copied {
@@ -308,7 +288,7 @@ impl Compat {
         rows: &[Vec<Option<Copied>>],
     ) {
         let (row, vt_col) = parser.screen().cursor_position();
-        let pen = pen_of(parser);
+        let pen = sgr_of_pen(parser.screen());
         let top = self.region(parser).0;
         let mut seq = Vec::new();
         for (k, cells) in rows.iter().enumerate() {
