@@ -128,6 +128,9 @@ pub struct Screen {
     fast_forward: bool,
     /// Plain text received but not parsed yet (see [`Screen::process`]).
     pending: Vec<u8>,
+    /// Length of the leading run of printable ASCII in `pending`, kept as
+    /// text arrives so that skipping (a long line) does not scan it again.
+    pending_ascii: usize,
     /// Length of the colour or erase sequence `pending` ends in the middle
     /// of (a read can end anywhere), 0 if none.
     open: usize,
@@ -150,6 +153,16 @@ const FAST_FORWARD_MIN: usize = 16 << 10;
 /// Unparsed plain text is parsed once this much has piled up, even if nobody
 /// looked at the screen.
 const DEFER_MAX: usize = 1 << 20;
+
+/// What is already known of text to skip in (see [`Screen::skip_of`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Known {
+    /// The length of its leading deferrable run ([`deferrable_prefix`]).
+    plain: Option<usize>,
+    /// The length of its leading run of printable ASCII
+    /// ([`ascii_printable_prefix`]).
+    ascii: Option<usize>,
+}
 
 /// Where skipped plain text leaves the cursor, on the bottom row.
 #[derive(Debug, Clone, Copy)]
@@ -297,6 +310,7 @@ impl Screen {
             compat: compat::Compat::new(nz(cols).get()),
             fast_forward: true,
             pending: Vec::new(),
+            pending_ascii: 0,
             open: 0,
             dropped: 0,
             defer: true,
@@ -339,6 +353,9 @@ impl Screen {
     pub fn process(&mut self, bytes: &[u8], replies: &mut Vec<u8>) {
         match self.defer.then(|| self.can_defer(bytes)).flatten() {
             Some(open) => {
+                if self.pending_ascii == self.pending.len() {
+                    self.pending_ascii += ascii_printable_prefix(bytes);
+                }
                 self.pending.extend_from_slice(bytes);
                 self.open = open;
                 if self.pending.len() >= self.defer_max {
@@ -361,11 +378,32 @@ impl Screen {
 
     /// Drops the waiting text that would scroll out unparsed anyway.
     fn drop_skippable(&mut self) {
-        let Some((cut, skip)) = self.skip_of(&self.pending) else {
+        // All of it may wait but the open sequence at its end, and the
+        // leading printable ASCII is known: neither is scanned again.
+        let known = Known {
+            plain: Some(self.pending.len() - self.open),
+            ascii: Some(self.pending_ascii),
+        };
+        #[cfg(test)]
+        assert_eq!(
+            (known.plain, known.ascii),
+            (
+                Some(deferrable_prefix(&self.pending)),
+                Some(ascii_printable_prefix(&self.pending))
+            ),
+            "what is known of the waiting text"
+        );
+        let Some((cut, skip)) = self.skip_of(&self.pending, known) else {
             return;
         };
         let pen = pen_after(&self.pending[..cut]);
         self.pending.drain(..cut);
+        self.pending_ascii = match self.pending_ascii.checked_sub(cut) {
+            Some(rest) => rest,
+            // The run ended before the cut (text with line feeds): it ends
+            // at the first control byte, usually soon.
+            None => ascii_printable_prefix(&self.pending),
+        };
         // The rest of a held character was in the dropped text.
         self.held.clear();
         self.apply_skip(skip, cut, &pen);
@@ -407,6 +445,7 @@ impl Screen {
         }
         let mut pending = std::mem::take(&mut self.pending);
         self.open = 0;
+        self.pending_ascii = 0;
         self.parse(&pending);
         pending.clear();
         if pending.capacity() <= PENDING_KEPT {
@@ -452,7 +491,7 @@ impl Screen {
         if bytes.is_empty() {
             return;
         }
-        let cut = match self.skip_of(bytes) {
+        let cut = match self.skip_of(bytes, Known::default()) {
             Some((cut, skip)) => {
                 self.apply_skip(skip, cut, &pen_after(&bytes[..cut]));
                 cut
@@ -497,12 +536,13 @@ impl Screen {
     /// How many leading bytes of `bytes` can go unparsed, for tests.
     #[cfg(test)]
     fn plain_text_to_skip(&self, bytes: &[u8]) -> usize {
-        self.skip_of(bytes).map_or(0, |(cut, _)| cut)
+        self.skip_of(bytes, Known::default())
+            .map_or(0, |(cut, _)| cut)
     }
 
     /// How many leading bytes of `bytes` can go unparsed, and where they
     /// leave the cursor (see [`Screen::process`]).
-    fn skip_of(&self, bytes: &[u8]) -> Option<(usize, Skip)> {
+    fn skip_of(&self, bytes: &[u8], known: Known) -> Option<(usize, Skip)> {
         if !self.fast_forward || bytes.len() < FAST_FORWARD_MIN {
             return None;
         }
@@ -512,7 +552,7 @@ impl Screen {
             return None;
         }
         // The leading run of printable characters, CR, LF, tab and colours.
-        let plain = deferrable_prefix(bytes);
+        let plain = known.plain.unwrap_or_else(|| deferrable_prefix(bytes));
         // Line feeds that must follow the cut: each scrolls at least one
         // row, so these push the screen and the whole scrollback out, and
         // leave vt100's count of lost scrollback rows at least as large as
@@ -525,7 +565,7 @@ impl Screen {
             .nth(keep)
             .map(|i| i + 1)
         else {
-            return self.row_skip_of(bytes, keep);
+            return self.row_skip_of(bytes, keep, known.ascii);
         };
         // After CR LF the cursor is in column 0; and with at least a screen
         // of line feeds before the cut it is on the bottom row.
@@ -544,13 +584,18 @@ impl Screen {
     /// row as a line feed would. The cut is at a row start, with enough
     /// wraps before it to bring the cursor to the bottom row and `keep`
     /// wraps after it.
-    fn row_skip_of(&self, bytes: &[u8], keep: usize) -> Option<(usize, Skip)> {
+    fn row_skip_of(
+        &self,
+        bytes: &[u8],
+        keep: usize,
+        ascii: Option<usize>,
+    ) -> Option<(usize, Skip)> {
         if !self.compat.wrap_skip_ok() {
             return None;
         }
         let (rows, cols) = self.size();
         let (rows, cols) = (usize::from(rows), usize::from(cols));
-        let run = ascii_printable_prefix(bytes);
+        let run = ascii.unwrap_or_else(|| ascii_printable_prefix(bytes));
         // The first character that starts a row: the one after the last
         // column, or the first when a wrap is already pending.
         let col = usize::from(self.parser.screen().cursor_position().1);
