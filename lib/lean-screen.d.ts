@@ -126,7 +126,14 @@ export declare function rebuildScreen(
  */
 export interface RebuiltScreen extends ViewScreen {
   /** Where the cursor is, and whether it is shown. */
-  cursor: { row: number; col: number; visible: boolean }
+  cursor: {
+    /** Row, 0-based. */
+    row: number
+    /** Column, 0-based. */
+    col: number
+    /** Whether it is shown. */
+    visible: boolean
+  }
   /** Whether the alternate screen (a full-screen program's) is showing. */
   altScreen: boolean
 }
