@@ -607,6 +607,34 @@ fn a_pause_holds_output_and_exit_and_the_drain_loses_nothing_after_it() {
 }
 
 #[test]
+fn a_pause_between_the_exit_wake_up_and_its_take_wakes_again_at_resume() {
+    use std::sync::atomic::Ordering::SeqCst;
+    // The listener was woken for the exit, but before it took the outbox it
+    // paused (from output it read itself meanwhile): that take finds nothing,
+    // and the resume must wake it again for the exit.
+    let s = Session::spawn(opts("sh", &["-c", "echo done"])).unwrap();
+    let woken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    s.attach(Arc::new(Flag(woken.clone())));
+    block_on(s.wait_exit());
+    wait_until(|| woken.swap(false, SeqCst));
+    s.pause();
+    let out = s.take_outbox();
+    assert!(
+        out.data.is_empty() && out.exit.is_none(),
+        "nothing while paused"
+    );
+    s.resume();
+    assert!(woken.swap(false, SeqCst), "woken again at resume");
+    let out = s.take_outbox();
+    assert_eq!(out.data, "done\r\n");
+    assert_eq!(out.exit.and_then(|e| e.exit_code), Some(0));
+    // Released with the exit: no wake-up after it.
+    s.pause();
+    s.resume();
+    assert!(!woken.load(SeqCst));
+}
+
+#[test]
 fn seq_and_transcript_cursor_are_one_scale() {
     // Multibyte characters cut across writes, invalid bytes (each becomes a
     // 3-byte U+FFFD) and a character cut off by the exit.

@@ -507,14 +507,12 @@ impl Loop {
             inner.outbox.exit = Some(exit);
             inner.paused = false;
             if inner.user_paused {
-                // The listener paused: `resume` wakes it and releases it.
+                // The listener paused: `resume` wakes it.
                 None
             } else {
-                let wake =
-                    inner.sink.is_some() && !std::mem::replace(&mut inner.wake_pending, true);
-                // The listener gets this last wake-up (unless one is pending)
-                // and is then released.
-                inner.sink.take().filter(|_| wake)
+                // The listener is released when it takes the exit
+                // (`take_outbox`).
+                inner.sink_to_wake()
             }
         };
         if let Some(sink) = sink {

@@ -17,11 +17,12 @@ const FULL_READ: usize = (4 << 10) - 1;
 
 impl Session {
     /// Attaches the listener. It is woken at once if output (or the exit) is
-    /// already waiting, and released after it was woken for the exit.
+    /// already waiting, and released once it took the exit.
     pub fn attach(&self, sink: Arc<dyn EventSink>) {
         let mut inner = self.lock();
         let waiting = inner.outbox_waiting() && !inner.user_paused;
-        if inner.exit.is_none() || inner.user_paused {
+        // Not once the exit was taken: no wake-up comes after it.
+        if inner.exit.is_none() || inner.outbox.exit.is_some() {
             inner.sink = Some(sink.clone());
         }
         let wake = waiting && !std::mem::replace(&mut inner.wake_pending, true);
@@ -35,7 +36,11 @@ impl Session {
     ///
     /// Call it on [`EventSink::wake`]. If the loop paused reading because the
     /// outbox was full, this resumes it. While the listener has paused the
-    /// session ([`Session::pause`]) it takes nothing.
+    /// session ([`Session::pause`]) it takes nothing. The listener is
+    /// released when it takes the exit — not before: a wake-up for the exit
+    /// that finds the session paused (a pause between the wake-up and the
+    /// take, from output the listener read itself meanwhile) is followed by
+    /// another at [`Session::resume`].
     pub fn take_outbox(&self) -> Outbox {
         let mut inner = self.lock();
         inner.wake_pending = false;
@@ -44,7 +49,10 @@ impl Session {
         }
         let out = std::mem::take(&mut inner.outbox);
         let resume = std::mem::take(&mut inner.paused);
+        // The last wake-up: the listener is let go (outside the lock).
+        let released = out.exit.is_some().then(|| inner.sink.take());
         drop(inner);
+        drop(released);
         if resume {
             self.shared.waker.wake();
         }
@@ -278,10 +286,6 @@ impl Session {
         } else {
             None
         };
-        if inner.exit.is_some() {
-            // The exit is in the outbox: this is the listener's last wake-up.
-            inner.sink = None;
-        }
         drop(inner);
         self.shared.waker.wake();
         if let Some(sink) = sink {
