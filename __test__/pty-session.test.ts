@@ -244,6 +244,28 @@ describe('answers to input read on the JS thread', () => {
     expect(got).toBe(n)
   })
 
+  it('a flood of small writes reaches onData in batches, and its end while the program runs', async () => {
+    // `seq` writes one line per write, so a JS thread that keeps up reads
+    // much less than a full terminal buffer each time; a call per read would
+    // be hundreds of calls per MiB. In a flood the reads wait in the outbox
+    // and are handed over together (after 64 KiB, or 1 ms after the last).
+    // The flood starts once this thread waits, so that it takes the flood
+    // from the session thread (a busy thread leaves it there).
+    const calls: number[] = []
+    const session = PtySession.spawn({ command: 'sh', args: ['-c', 'sleep 0.3; seq 1 300000; exec sleep 30'] }, (chunk) => {
+      calls.push(chunk.length)
+    })
+    const expected = Array.from({ length: 300000 }, (_, i) => `${i + 1}\r\n`).join('').length
+    const got = () => calls.reduce((a, b) => a + b, 0)
+    await vi.waitFor(() => expect(got()).toBe(expected), { timeout: 20_000 })
+    expect(session.running).toBe(true)
+    // On average more than 12 KiB per call (a call per read: under 4 KiB;
+    // 2 700–4 800 calls before reads in a flood waited).
+    expect(calls.length).toBeLessThan(expected / 12288)
+    session.kill()
+    await session.exited
+  })
+
   it('a JS thread busy in the middle of a flood it reads does not stall the program', async () => {
     let got = 0
     const session = PtySession.spawn({ command: 'sh', args: ['-c', 'seq 1 400000; echo done; exec sleep 30'] }, (chunk) => {

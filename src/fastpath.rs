@@ -22,11 +22,14 @@
 //! `core::session::output::ReadMode` and BENCHMARKS.md, "Where the time
 //! goes"). Each read that brings output renews the hold. It reads one flood
 //! at a time: with floods in several sessions at once, the others stay on
-//! their session threads, which read them in parallel. A read that found the
-//! terminal's buffer full leaves its output waiting (in order, in the
-//! session's outbox) until 64 KiB wait or a read that is not full comes, the
-//! usual end of a flood; a timer of 1 ms delivers it if neither comes. So a
-//! flood costs one JS call per 64 KiB, not one per read.
+//! their session threads, which read them in parallel. In a flood taken from
+//! the session thread every read leaves its output waiting (in order, in the
+//! session's outbox) until 64 KiB wait; after a write, only a read that
+//! found the terminal's buffer full does, until a read that is not full
+//! comes (the usual end of an answer's flood). A timer of 1 ms after the last
+//! read delivers the rest. So a flood costs one JS call per 64 KiB, not one
+//! per read — also a flood written a line per `write` (`seq`), whose reads
+//! rarely fill the buffer.
 //!
 //! The hold ends, and the session thread reads again, at the terminal's end,
 //! at the program's exit (the drain and the exit stay on the session thread),
@@ -71,8 +74,9 @@ mod imp {
     /// `UV_READABLE` in libuv's `uv_poll_event`.
     const UV_READABLE: c_int = 1;
     /// How long output read in a flood may wait for the listener when no more
-    /// comes (see `Ready::owed`): the end of a flood usually comes as a read
-    /// that is not full and is delivered at once; this is the fallback.
+    /// comes (see `Ready::owed`): the end of a flood taken after a write
+    /// usually comes as a read that is not full and is delivered at once; in
+    /// a flood taken from the session thread, every read waits up to this.
     const OWED_MS: u64 = 1;
 
     type PollCb = unsafe extern "C" fn(handle: *mut c_void, status: c_int, events: c_int);
@@ -165,6 +169,9 @@ mod imp {
         /// into costs no descriptor); `Err` once making it failed.
         io: Result<Option<Io>, ()>,
         armed: bool,
+        /// Taken for a flood (not after a write): reads that do not fill the
+        /// terminal's buffer keep batching too (see `read_ready`).
+        flood: bool,
     }
 
     /// The poll handle on the duplicate of the master, and the timer that
@@ -209,6 +216,7 @@ mod imp {
             context,
             io: Ok(None),
             armed: false,
+            flood: false,
         };
         if !made {
             dispose(watch);
@@ -271,6 +279,12 @@ mod imp {
     /// After a write, or when woken for a flood: watches the terminal and
     /// holds it (see the module docs).
     pub fn arm(id: u64) {
+        hold(id, false);
+    }
+
+    /// Watches and holds the terminal of watch `id`, for a flood or after a
+    /// write.
+    fn hold(id: u64, flood: bool) {
         let Some(uv) = uv() else { return };
         WATCHES.with(|w| {
             let mut map = w.borrow_mut();
@@ -289,6 +303,7 @@ mod imp {
                     unsafe { (uv.poll_start)(io.handle.ptr(), UV_READABLE, on_readable) } == 0;
             }
             if watch.armed {
+                watch.flood = flood;
                 // Taken again on every write, so the hold lasts while input comes.
                 watch.session.listener_holds(true);
             }
@@ -308,7 +323,7 @@ mod imp {
             })
         });
         if !busy {
-            arm(id);
+            hold(id, true);
         }
     }
 
@@ -444,14 +459,15 @@ mod imp {
                 master,
                 watch.pump,
                 watch.context,
+                watch.flood,
             ))
         });
-        let Some((env, session, master, pump, context)) = found else {
+        let Some((env, session, master, pump, context, flood)) = found else {
             return;
         };
         // SAFETY: the watch owns the descriptor and nothing closes it before
         // `read_ready` returns (no JS runs in between).
-        let ready = session.read_ready(unsafe { BorrowedFd::borrow_raw(master) });
+        let ready = session.read_ready(unsafe { BorrowedFd::borrow_raw(master) }, flood);
         WATCHES.with(|w| {
             if let Some(watch) = w.borrow_mut().get_mut(&id)
                 && let Ok(Some(io)) = &mut watch.io

@@ -282,7 +282,7 @@ fn a_listener_holding_the_terminal_reads_the_answer_and_a_flood_until_it_stops_r
         "R",
         "the session thread left the answer alone"
     );
-    let ready = s.read_ready(master.as_fd());
+    let ready = s.read_ready(master.as_fd(), false);
     assert_eq!(ready.data, "k");
     assert!(ready.keep);
     assert_eq!(transcript(&s), "Rk");
@@ -307,7 +307,7 @@ fn a_listener_holding_the_terminal_reads_the_answer_and_a_flood_until_it_stops_r
         while got + c.data.lock().unwrap().len() - before < flood.len() {
             assert!(std::time::Instant::now() < deadline, "the flood came");
             if held && readable(&master, 10) {
-                let ready = s.read_ready(master.as_fd());
+                let ready = s.read_ready(master.as_fd(), false);
                 got += ready.data.len();
                 held = ready.keep;
                 owed = ready.owed;
@@ -332,7 +332,7 @@ fn a_listener_holding_the_terminal_reads_the_answer_and_a_flood_until_it_stops_r
     assert_eq!(expected, transcript(&s));
     s.listener_holds(false);
     // Once let go, read_ready reads nothing.
-    assert_eq!(s.read_ready(master.as_fd()).data, "");
+    assert_eq!(s.read_ready(master.as_fd(), false).data, "");
     drop(master);
     s.kill().unwrap();
     block_on(s.wait_exit());
@@ -406,15 +406,17 @@ fn random_typing_run(seed: u64) {
     // Bytes delivered by `read_ready` and by `take_outbox`.
     let (mut fast, mut woke) = (0, 0);
     let mut owed = false;
-    let mut pump = |got: &mut String, hold: bool, wait_ms: i32| {
+    // `flood`: reads as a listener that took the terminal for a flood, whose
+    // reads all wait in the outbox (as full reads do otherwise).
+    let mut pump = |got: &mut String, hold: bool, flood: bool, wait_ms: i32| {
         if hold && readable(&master, wait_ms) {
-            let ready = s.read_ready(master.as_fd());
+            let ready = s.read_ready(master.as_fd(), flood);
             fast += ready.data.len();
             got.push_str(&ready.data);
             owed = ready.owed;
         } else if std::mem::take(&mut owed) {
-            // Full reads left their output waiting, and no more came (the
-            // JS thread's timer).
+            // Reads in a flood left their output waiting, and no more came
+            // (the JS thread's timer).
             let (data, _) = s.take_output();
             fast += data.len();
             got.push_str(&data);
@@ -440,7 +442,7 @@ fn random_typing_run(seed: u64) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while got.len() < expected.len() {
         assert!(std::time::Instant::now() < deadline, "no R");
-        pump(&mut got, false, 0);
+        pump(&mut got, false, false, 0);
         std::thread::sleep(Duration::from_millis(1));
     }
     for step in 0..60 {
@@ -466,7 +468,7 @@ fn random_typing_run(seed: u64) {
             if hold {
                 s.listener_holds(true);
             }
-            pump(&mut got, hold, next(3) as i32);
+            pump(&mut got, hold, next(2) == 0, next(3) as i32);
         }
         expected.push_str(&answer);
         // Sometimes wait for the whole answer, sometimes type on at once.
@@ -484,7 +486,7 @@ fn random_typing_run(seed: u64) {
                         t[t.len().saturating_sub(80)..].to_string()
                     }
                 );
-                pump(&mut got, true, 1);
+                pump(&mut got, true, next(2) == 0, 1);
             }
         }
     }
@@ -492,7 +494,7 @@ fn random_typing_run(seed: u64) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while exit.is_none() {
         assert!(std::time::Instant::now() < deadline, "no exit");
-        exit = pump(&mut got, next(2) == 0, 1);
+        exit = pump(&mut got, next(2) == 0, next(2) == 0, 1);
         std::thread::sleep(Duration::from_micros(200));
     }
     assert_eq!(exit.unwrap().exit_code, Some(0));

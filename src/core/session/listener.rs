@@ -80,9 +80,10 @@ impl Session {
     /// [`Session::dup_master`]) — one `read`, as libuv reads a stream (see
     /// [`ReadMode::Once`]) — processes it exactly as the session thread
     /// would, and returns the output waiting for the listener (never the exit:
-    /// that always comes through [`EventSink::wake`]) — or, when the read
-    /// found the terminal's buffer full (a flood), leaves it waiting and says
-    /// so ([`Ready::owed`]) until more than a few reads' worth waits.
+    /// that always comes through [`EventSink::wake`]) — or, in a flood (the
+    /// listener took the terminal for one: `flood`, or the read found the
+    /// terminal's buffer full), leaves it waiting and says so
+    /// ([`Ready::owed`]) until more than a few reads' worth waits.
     ///
     /// For a listener that holds the terminal ([`Session::listener_holds`])
     /// and was woken by it. Each read that brought output renews the hold, so
@@ -93,7 +94,7 @@ impl Session {
     /// behind or paused, or the session thread took the terminal back (the
     /// hold went [`LISTENER_HOLD`](super::LISTENER_HOLD) without a read or a
     /// write). Reads nothing when the listener does not hold the terminal.
-    pub fn read_ready(&self, master: BorrowedFd<'_>) -> Ready {
+    pub fn read_ready(&self, master: BorrowedFd<'_>, flood: bool) -> Ready {
         let hold = self.shared.listener_hold.load(Ordering::Relaxed);
         let mut reader = self.shared.lock_reader();
         {
@@ -116,14 +117,17 @@ impl Session {
         let mut inner = self.lock();
         let resume = std::mem::take(&mut inner.paused);
         let keep = matches!(end, ReadEnd::Again) && !resume && (n == 0 || self.renew(hold));
-        // A read that found the terminal's buffer full is part of a flood:
-        // its output waits in the outbox (in order with everything else)
-        // until `FLOOD_WAKE` bytes wait or a read that is not full comes —
-        // the usual end of a flood — so a flood costs the listener one call
-        // per `FLOOD_WAKE` instead of one per read. Only while the listener
-        // keeps the terminal: otherwise it takes everything now.
+        // A read in a flood — the listener took the terminal for one, or the
+        // read found the terminal's buffer full — leaves its output in the
+        // outbox (in order with everything else) until `FLOOD_WAKE` bytes
+        // wait or, for a full read, a read that is not full comes (the usual
+        // end of a flood); the listener's timer delivers the rest 1 ms after
+        // the last read. So a flood costs the listener one call per
+        // `FLOOD_WAKE` instead of one per read — also one written a line per
+        // `write` (`seq`), whose reads rarely fill the buffer. Only while the
+        // listener keeps the terminal: otherwise it takes everything now.
         let waiting = inner.outbox.data.len() + inner.outbox.raw.len();
-        let owed = keep && n >= FULL_READ && waiting < FLOOD_WAKE;
+        let owed = keep && (n >= FULL_READ || flood) && waiting < FLOOD_WAKE;
         let (data, raw) = if owed {
             (String::new(), Vec::new())
         } else {
