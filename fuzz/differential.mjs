@@ -280,6 +280,19 @@ function widthOf(ch) {
 const startsWithMark = (text) => widthOf(text) === 0 && text.codePointAt(0) !== 0x200d
 
 /**
+ * The cell xterm.js's REP repeats: the one before the cursor (the last column
+ * with a wrap pending), moved to the start of a wide character; `wide` when
+ * it is one (two columns).
+ */
+function repeatedCell(buffer, cols) {
+  const line = buffer.lines.get(buffer.ybase + buffer.y)
+  const x = Math.min(buffer.x, cols)
+  let at = x - 1
+  if (at > 0 && line?.getWidth(at) === 0) at -= 1
+  return { line, at, wide: at === x - 2 && line?.getWidth(at) === 2 }
+}
+
+/**
  * What happens in xterm.js on the way through a case, piece by piece, that
  * marks a departure of xterm.js from xterm (the tags of the known classes):
  *
@@ -424,9 +437,7 @@ function trace(kase) {
         // the character before the cursor, repeated.
         let widths = [...text].map((ch) => core.unicodeService.wcwidth(ch.codePointAt(0)))
         if (kind === 'REP') {
-          const line = buffer.lines.get(buffer.ybase + buffer.y)
-          const x = Math.min(buffer.x, cols)
-          const wide = x >= 2 && line?.getWidth(x - 1) === 0 && line?.getWidth(x - 2) === 2
+          const { wide } = repeatedCell(buffer, cols)
           widths = Array(wide ? Number(text.slice(2, -1)) || 1 : 0).fill(2)
         }
         let x = buffer.x
@@ -438,11 +449,7 @@ function trace(kase) {
         }
       }
       if (kind === 'REP') {
-        // The cell xterm.js repeats: the one before the cursor (the last
-        // column with a wrap pending), at the start of a wide character.
-        const line = buffer.lines.get(buffer.ybase + buffer.y)
-        let at = Math.min(buffer.x, cols) - 1
-        if (at > 0 && line?.getWidth(at) === 0) at -= 1
+        const { line, at } = repeatedCell(buffer, cols)
         const chars = at >= 0 && line ? line.translateToString(false, at, at + 1) : ''
         if ([...chars].length > 1) tags.add('rep-marks')
       }
