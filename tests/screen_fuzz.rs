@@ -702,6 +702,98 @@ fn regressions() {
             scrollback: 0,
             ops: vec![Op::Write(b"\x1b[?6h\x1b[u\x1b[7r\x1b[a".to_vec())],
         },
+        // CBT with a wrap pending keeps the wrap pending on its new column
+        // (xterm): the next character wraps, and the rows kept between
+        // snapshots must see it (they missed the scroll).
+        Case {
+            rows: 2,
+            cols: 3,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"\xf0\x9f\x87\xa6\xf0\x9f\x87\xa8\xc2\x9b\n`xyz\x1b[Z".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"e".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        Case {
+            rows: 3,
+            cols: 4,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"\x1b\nq|-lc\x1b[Z\xd2".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\x95".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        Case {
+            rows: 4,
+            cols: 4,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"\xcc\x81\xc2\x85\x1b[D\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe2\x9d\xa4\xef\xb8\x8f\xc3\xa9#\xc3\xa9U\xc7\x87\x1b[Z".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\xc3\xa9".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        Case {
+            rows: 1,
+            cols: 2,
+            scrollback: 3,
+            ops: vec![
+                Op::Write(b"\xf0\x91\xa9\x8d\xf0\x9f\x91\xa7\xf0\x91\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x91\xa7q\x1b\r\nA".to_vec()),
+                Op::Resize(8, 12),
+                Op::Write(b"\xc3\xa9\xc2\x9b~+Q)\xc4\x80[\x1b[8;11H\xcc\x81#\x1b[Z".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"-".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        Case {
+            rows: 1,
+            cols: 1,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"a".to_vec()),
+                Op::Resize(6, 4),
+                Op::Write(b"\x1b[6rq\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xc2\xada\xe2\x98\xba\xef\xb8\x8f&\x1bh\r\n\x0c#c=ze\x1b[Xa\xf3\xa0\x80\x81N?\x1b[Z\x1b~\xef".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\xb8\x8e\xc3\xa9".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        // Text that reaches the right margin (DECSLRM) wraps there, before
+        // the last column: the rows kept must see the row below change.
+        Case {
+            rows: 4,
+            cols: 10,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"\x1b[?69h\x1b[1;3s\x1b[1;1H".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"abcd".to_vec()),
+                Op::Snapshot,
+            ],
+        },
+        // Backspace and CUB at the left edge with reverse wraparound (45,
+        // 1045) go on from the end of the row above.
+        Case {
+            rows: 3,
+            cols: 5,
+            scrollback: 0,
+            ops: vec![
+                Op::Write(b"\x1b[?45habcde\r\n".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\x08X".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\x1b[?1045h\x1b[3;1H".to_vec()),
+                Op::Snapshot,
+                Op::Write(b"\x1b[DY".to_vec()),
+                Op::Snapshot,
+            ],
+        },
     ];
     watchdog(Duration::from_secs(10));
     for case in &cases {

@@ -513,6 +513,7 @@ impl Screen {
                 col,
                 cols: screen.size().1.get(),
                 at_ground: compat.at_ground(),
+                may_leave_row: compat.may_leave_row(),
             }
         });
         self.compat.process(&mut self.parser, bytes);
@@ -1364,6 +1365,42 @@ mod tests {
         // Many looks rebuilt only the cursor's row (the rest were refused
         // or came after a refused change).
         assert!(partial > 400 * 60 / 4, "{partial} partial builds");
+    }
+
+    /// The kept rows stay right in the states where output on the row can
+    /// leave it without the cursor's column showing it: a pending wrap kept
+    /// through tabulation backwards (the next character wraps), reverse
+    /// wraparound (45, 1045) and left and right margins (DECSLRM).
+    #[test]
+    fn kept_rows_see_output_leave_the_row() {
+        let leaving: [&[u8]; 6] = [
+            b"\x1b[Z",
+            b"\x1b[?45h",
+            b"\x1b[?1045h",
+            b"\x1b[?69h\x1b[2;5s",
+            b"\x1b[?45;1045l",
+            b"\x1b[?69l",
+        ];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for case in 0..300 {
+            let rows = 1 + rng.below(6) as u16;
+            let cols = 1 + rng.below(14) as u16;
+            let mut screen = Screen::new(rows, cols, 0);
+            let mut replies = Vec::new();
+            for step in 0..60 {
+                let mut bytes = keystrokes(&mut rng);
+                if rng.below(4) == 0 {
+                    bytes.extend_from_slice(leaving[rng.below(leaving.len() as u64) as usize]);
+                }
+                screen.process(&bytes, &mut replies);
+                assert_eq!(
+                    screen.text(),
+                    screen.text_uncached(),
+                    "case {case} ({rows}x{cols}), step {step}, after {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+        }
     }
 
     /// Output of a program that mixes floods with everything else: colours,

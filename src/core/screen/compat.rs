@@ -305,6 +305,13 @@ impl Compat {
         self.state == State::Ground
     }
 
+    /// True when output may leave the cursor's row in ways its column does
+    /// not show (see `rows::Before::may_leave_row`): a wrap flag held on a
+    /// column before the last, left and right margins, reverse wraparound.
+    pub(super) fn may_leave_row(&self) -> bool {
+        self.held_wrap || self.lr.is_some() || self.reverse_wrap || self.reverse_wrap_any
+    }
+
     /// True when plain text on the main screen may be skipped (see
     /// `Screen::process`): between sequences, with full-screen margins.
     pub(super) fn plain_text_ok(&self, rows: u16) -> bool {

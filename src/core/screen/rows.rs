@@ -10,7 +10,10 @@
 //! — changes only the cursor's row (and, for characters that join the cell
 //! before the cursor, the row above). [`RowCache::note`] tells such output
 //! apart; anything else (a line feed, a cursor move, a mode, a resize, text
-//! that may wrap) marks every row stale. The judgement errs only towards
+//! that may wrap) marks every row stale, and so does any output while the
+//! terminal is in a state where output on the row may leave it without the
+//! cursor's column showing it (a wrap flag held before the last column,
+//! left and right margins, reverse wraparound: see [`Before`]). The judgement errs only towards
 //! rebuilding: tests compare the kept rows with a full rebuild after random
 //! output of both kinds, on screens from 1 column up.
 
@@ -39,6 +42,13 @@ pub(super) struct Before {
     pub cols: u16,
     /// The parser is between sequences.
     pub at_ground: bool,
+    /// Output on the row may leave it in ways the cursor's column does not
+    /// show: xterm's wrap flag is held on an earlier column (after CBT or HT
+    /// with a wrap pending, the next character wraps), left and right
+    /// margins are set (text wraps at the right margin), or reverse
+    /// wraparound is on (backspace and CUB at the left edge go on from the
+    /// row above).
+    pub may_leave_row: bool,
 }
 
 impl RowCache {
@@ -48,7 +58,8 @@ impl RowCache {
             return;
         }
         let before = before();
-        match before.at_ground.then(|| in_row(bytes, before)).flatten() {
+        let judged = before.at_ground && !before.may_leave_row;
+        match judged.then(|| in_row(bytes, before)).flatten() {
             Some(rows) => {
                 self.stale = Some(match self.stale {
                     Some((a, b)) => (a.min(rows.0), b.max(rows.1)),
@@ -221,6 +232,7 @@ mod tests {
             col,
             cols,
             at_ground: true,
+            may_leave_row: false,
         }
     }
 
