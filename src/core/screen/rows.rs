@@ -13,9 +13,10 @@
 //! that may wrap) marks every row stale, and so does any output while the
 //! terminal is in a state where output on the row may leave it without the
 //! cursor's column showing it (a wrap flag held before the last column,
-//! left and right margins, reverse wraparound: see [`Before`]). The judgement errs only towards
-//! rebuilding: tests compare the kept rows with a full rebuild after random
-//! output of both kinds, on screens from 1 column up.
+//! left and right margins, reverse wraparound: see [`Before`]). The
+//! judgement errs only towards rebuilding: tests compare the kept rows with
+//! a full rebuild after random output of both kinds, on screens from 1
+//! column up.
 
 /// Trimmed text of each visible row, and which rows may have changed since.
 #[derive(Default)]
