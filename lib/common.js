@@ -2,8 +2,8 @@
 // Helpers the wrappers share (PtySession, Shell, ToolRegistry, Process,
 // TaskRunner): AbortSignal wiring (to a native CancelToken or a callback),
 // listener guarding, the option and argument checks every entry point makes,
-// the environment a program starts from, and the internal symbols by which
-// other modules reach into a PtySession.
+// the environment a program starts from, a wait that holds the event loop,
+// and the internal symbols by which other modules reach into a PtySession.
 
 const { isMainThread } = require('node:worker_threads')
 const { invalidArg, describe } = require('./errors.js')
@@ -118,6 +118,20 @@ function deferred() {
   return { promise, resolve }
 }
 
+/**
+ * `promise`, with the event loop kept alive until it settles: a session's
+ * exit does not hold the loop (sessions do not keep the process alive), so
+ * a caller awaiting one (pty_stop, abortAll, wait) must.
+ */
+async function held(promise) {
+  const timer = setInterval(() => {}, 2 ** 30)
+  try {
+    return await promise
+  } finally {
+    clearInterval(timer)
+  }
+}
+
 /** Internal: PtySession's "type input with named keys" (lib/terminal-tools.js uses it). */
 const kWriteInput = Symbol.for('ptypilot.writeInput')
 /** Internal: PtySession's spawn of a session that does not keep the event loop alive. */
@@ -137,6 +151,7 @@ module.exports = {
   withSignal,
   baseEnv,
   deferred,
+  held,
   kWriteInput,
   kSpawnUnref,
 }

@@ -13,7 +13,7 @@
 //   answer (it comes before the program even read the line), so a program
 //   that works silently after the echo is waited for, not cut off.
 
-const native = require('./binding.js')
+const native = require('../binding.js')
 
 /**
  * How long the output must pause, once the program answered, before a wait
