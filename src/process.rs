@@ -1,6 +1,6 @@
 //! `Process` binding: a process found by pid or executable, to inspect, wait
 //! for and terminate together with its tree. Converts arguments, calls
-//! `core::process`, maps errors.
+//! `core::proc_tree`, maps errors.
 //!
 //! The JS class `Process` (index.js) wraps this `NativeProcess`: it turns an
 //! `AbortSignal` into a [`CancelToken`] and option objects into arguments,
@@ -13,7 +13,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::cancel::CancelToken;
-use crate::core::process::{self, Pid, ProcRef, Terminate};
+use crate::core::proc_tree::{self, Pid, ProcRef, Terminate};
 use crate::core::time;
 use crate::core::{Error as CoreError, Result as CoreResult};
 use crate::error::IntoJs;
@@ -35,7 +35,7 @@ impl Process {
     #[napi(catch_unwind)]
     pub fn from_pid(env: &Env, pid: f64) -> Result<Option<Process>> {
         let pid = pid_arg(pid).into_js(env)?;
-        Ok(process::find(pid).map(|i| Process {
+        Ok(proc_tree::find(pid).map(|i| Process {
             proc: i.as_ref(),
             ppid: i.ppid,
         }))
@@ -50,7 +50,7 @@ impl Process {
             )))
             .into_js(env);
         }
-        Ok(process::by_executable(Path::new(&path))
+        Ok(proc_tree::by_executable(Path::new(&path))
             .into_iter()
             .filter_map(Process::from_ref)
             .collect())
@@ -58,7 +58,7 @@ impl Process {
 
     /// The live processes an exited program left behind: the members of its
     /// session `sid` (0: none) and every process whose initial environment
-    /// has `name=value` (see `core::process::left_behind`). The process table
+    /// has `name=value` (see `core::proc_tree::left_behind`). The process table
     /// is read off the JS thread.
     #[napi(ts_return_type = "Promise<NativeProcess[]>", catch_unwind)]
     pub fn left_behind<'e>(
@@ -80,7 +80,7 @@ impl Process {
         }
         env.spawn_future_with_callback(
             async move {
-                tokio::task::spawn_blocking(move || process::left_behind(sid, &name, &value))
+                tokio::task::spawn_blocking(move || proc_tree::left_behind(sid, &name, &value))
                     .await
                     .map_err(|e| napi::Error::from_reason(format!("the process scan failed: {e}")))
             },
@@ -138,7 +138,7 @@ impl Process {
     #[napi(catch_unwind)]
     pub fn kill_tree(&self, env: &Env, signal: Option<Either<String, f64>>) -> Result<()> {
         let signal = signal_arg(signal).into_js(env)?;
-        process::kill_tree(&self.proc, signal);
+        proc_tree::kill_tree(&self.proc, signal);
         Ok(())
     }
 
@@ -171,7 +171,7 @@ impl Process {
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         let root = self.proc;
         env.spawn_future_with_callback(
-            async move { Ok(process::terminate(root, &options, &cancel).await) },
+            async move { Ok(proc_tree::terminate(root, &options, &cancel).await) },
             |env, result| result.into_js(env),
         )
     }
@@ -193,7 +193,7 @@ impl Process {
         let cancel = token.map(CancelToken::token).unwrap_or_default();
         let target = self.proc;
         env.spawn_future_with_callback(
-            async move { Ok(process::wait_exit(&[target], timeout, &cancel).await) },
+            async move { Ok(proc_tree::wait_exit(&[target], timeout, &cancel).await) },
             |env, result| result.into_js(env),
         )
     }
@@ -238,9 +238,9 @@ fn grace_arg(ms: f64) -> CoreResult<Option<Duration>> {
 fn signal_arg(signal: Option<Either<String, f64>>) -> CoreResult<nix::sys::signal::Signal> {
     match signal {
         None => Ok(nix::sys::signal::Signal::SIGTERM),
-        Some(Either::A(name)) => process::parse_signal(&name),
+        Some(Either::A(name)) => proc_tree::parse_signal(&name),
         Some(Either::B(n)) if n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) => {
-            process::signal_from_number(n as i32)
+            proc_tree::signal_from_number(n as i32)
         }
         Some(Either::B(n)) => Err(CoreError::invalid_arg(format!("unknown signal number {n}"))),
     }

@@ -17,7 +17,7 @@ use napi_derive::napi;
 
 use crate::cancel::CancelToken;
 use crate::core::keys::{self, KeyModes};
-use crate::core::process::parse_signal;
+use crate::core::proc_tree::parse_signal;
 use crate::core::screen::{self, View};
 use crate::core::session::{self, EventSink, Exit, ScreenVersion, Session, SpawnOptions};
 use crate::core::time;

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ptypilot::core::ErrorCode;
-use ptypilot::core::process::ProcRef;
+use ptypilot::core::proc_tree::ProcRef;
 use ptypilot::core::shell::{RunOptions, RunResult, Shell, ShellOptions};
 use tokio_util::sync::CancellationToken;
 

@@ -28,7 +28,7 @@
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::Path;
 
-use super::process::Pid;
+use super::proc_tree::Pid;
 
 /// What a file descriptor refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,7 +130,7 @@ mod macos {
     //! `vnode_info_path`, not the outer one or the flavor).
 
     use super::FdTarget;
-    use crate::core::process::Pid;
+    use crate::core::proc_tree::Pid;
 
     /// `PROC_PIDFDVNODEPATHINFO` (`<sys/proc_info.h>`).
     const PROC_PIDFDVNODEPATHINFO: libc::c_int = 2;

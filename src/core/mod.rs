@@ -14,7 +14,8 @@
 //! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
 //! - [`utf8`]: the incremental UTF-8 decoder.
 //! - [`keys`]: key names to the bytes a terminal sends.
-//! - [`process`]: the process table and tree termination.
+//! - [`proc_tree`]: the process table and tree termination (`/proc` on Linux,
+//!   libproc and `sysctl` on macOS).
 //! - [`tty`]: what the terminal says about input (modes, foreground group,
 //!   unread input and output).
 //! - [`reading`]: whether the foreground job is blocked reading the terminal.
@@ -29,7 +30,7 @@ pub mod error;
 pub mod fds;
 pub mod guard;
 pub mod keys;
-pub mod process;
+pub mod proc_tree;
 pub mod pty;
 #[cfg(unix)]
 mod pty_child;

@@ -33,7 +33,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::process::Pid;
+use super::proc_tree::Pid;
 use super::pty_child::{BOURNE_SHELL, Program, null_terminated};
 use super::session::RunAs;
 

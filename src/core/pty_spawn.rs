@@ -45,7 +45,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::process::Pid;
+use super::proc_tree::Pid;
 use super::pty_child::{BOURNE_SHELL, CProgram, Program, null_terminated};
 
 type AddChdirFn =

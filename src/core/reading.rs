@@ -39,7 +39,7 @@
 //!   foreground group's leader and its name from `proc_name`); callers use
 //!   the quiet fallback. This body is checked by reading, not by a build on
 //!   macOS.
-use super::process::Pid;
+use super::proc_tree::Pid;
 
 /// Which call a reader sleeps in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +109,7 @@ mod imp {
     use procfs::process::{Process, Syscall};
 
     use super::{Call, Member, Reading};
-    use crate::core::process::Pid;
+    use crate::core::proc_tree::Pid;
     use crate::core::tty;
 
     /// Processes looked at in one walk of the tree, at most.
@@ -458,7 +458,7 @@ mod imp {
 #[cfg(target_os = "macos")]
 mod imp {
     use super::{Member, Reading};
-    use crate::core::process::Pid;
+    use crate::core::proc_tree::Pid;
 
     /// macOS shows no thread's syscall to an unprivileged process: the
     /// answer is always unknown, with the group's leader for the caller's
@@ -487,7 +487,7 @@ mod imp {
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 mod imp {
     use super::Reading;
-    use crate::core::process::Pid;
+    use crate::core::proc_tree::Pid;
 
     pub(super) fn foreground_reader(_root: Pid, _group: Pid, _tty: u64) -> Reading {
         Reading::Unknown {

@@ -19,7 +19,7 @@
 use std::ffi::{CStr, CString};
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
-use super::process::Pid;
+use super::proc_tree::Pid;
 
 /// How the program reads: what its terminal modes make of typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -26,7 +26,7 @@ use super::{
 /// Panics in a row after which the session thread gives up (see [`Loop::run`]).
 const LOOP_PANICS_MAX: u32 = 3;
 use crate::core::guard;
-use crate::core::process::{self, Pid, ProcRef};
+use crate::core::proc_tree::{self, Pid, ProcRef};
 use crate::core::utf8::Utf8Decoder;
 
 /// One descriptor the loop reads output from.
@@ -146,7 +146,7 @@ impl Loop {
             return;
         }
         let roots: Vec<ProcRef> = self.root.into_iter().collect();
-        let _ = guard::catch(|| process::kill_hard(&roots, &[self.pid], &mut Vec::new()));
+        let _ = guard::catch(|| proc_tree::kill_hard(&roots, &[self.pid], &mut Vec::new()));
         let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
         let until = Instant::now() + KILL_WAIT;
         while self.status.is_none() && Instant::now() < until {

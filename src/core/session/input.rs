@@ -44,7 +44,7 @@ use std::os::fd::AsFd;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::Session;
-use crate::core::process::Pid;
+use crate::core::proc_tree::Pid;
 use crate::core::reading::{self, Reading};
 use crate::core::time;
 use crate::core::tty::{self, InputKind};

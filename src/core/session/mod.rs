@@ -71,7 +71,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 
 use super::error::{Error, ErrorCode, Result};
-use super::process::{self, Pid, ProcRef};
+use super::proc_tree::{self, Pid, ProcRef};
 use super::screen::{Modes, StyledRun, View};
 use super::transcript::{ReadOptions, ReadResult, cut_char_len};
 use super::tty;
@@ -331,7 +331,7 @@ impl Session {
         }
         // Not reaped yet (still running), so the pid is still the program's.
         let roots: Vec<ProcRef> = ProcRef::of(self.pid).into_iter().collect();
-        process::kill_hard(&roots, &[self.pid], &mut Vec::new());
+        proc_tree::kill_hard(&roots, &[self.pid], &mut Vec::new());
         let _ = self.kill();
     }
 
@@ -357,11 +357,11 @@ impl Session {
     }
 
     /// The name of the terminal's foreground program (see
-    /// [`process::program_name`]: `argv[0]` on Linux) — the program a
+    /// [`proc_tree::program_name`]: `argv[0]` on Linux) — the program a
     /// terminal shows in its title. `None` for plain pipes, after the exit,
     /// or when the OS cannot tell.
     pub fn foreground_name(&self) -> Option<String> {
-        process::program_name(self.foreground_group()?)
+        proc_tree::program_name(self.foreground_group()?)
     }
 
     /// True when output feeds a screen model and a transcript

@@ -20,7 +20,7 @@ use super::state::{Inner, Reader, Shared};
 use super::sys::{ExitWatch, Waker, set_nonblocking};
 use super::{Outbox, PipeOptions, Session, SpawnOptions};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::process::{Pid, ProcRef};
+use crate::core::proc_tree::{Pid, ProcRef};
 use crate::core::time;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;

@@ -1,12 +1,14 @@
 //! The OS pieces of a session: the descriptor that wakes the session thread,
 //! the watch for the child's exit, and non-blocking reads, writes and resizes.
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+#[cfg(target_os = "linux")]
+use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
 use nix::sys::wait::WaitStatus;
 use nix::unistd::Pid as NixPid;
 
-use crate::core::process::Pid;
+use crate::core::proc_tree::Pid;
 
 /// Writes as much of `data` as the non-blocking descriptor takes now.
 pub(super) fn write_some(fd: RawFd, data: &[u8]) -> usize {
@@ -70,7 +72,9 @@ pub(super) fn pending_input(fd: RawFd) -> usize {
 
 /// How the loop learns that the child exited.
 pub(super) enum ExitWatch {
-    /// Linux: a pidfd turns readable when the process exits.
+    /// Linux: a pidfd turns readable when the process exits. (Matched
+    /// everywhere, made only on Linux.)
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     PidFd(OwnedFd),
     /// Elsewhere: a thread blocks in `waitpid` and leaves the status here.
     Thread(Arc<Mutex<Option<WaitStatus>>>),

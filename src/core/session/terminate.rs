@@ -9,7 +9,7 @@ use nix::unistd::Pid as NixPid;
 
 use super::KILL_WAIT;
 use super::event_loop::Loop;
-use crate::core::process::{self, ProcRef};
+use crate::core::proc_tree::{self, ProcRef};
 use crate::core::time;
 
 /// The loop's record of a termination in progress.
@@ -58,7 +58,7 @@ impl Loop {
             roots.extend(self.root);
         }
         // The program is a session leader, so its pid is its process group.
-        process::tree_of(&roots, &[self.pid])
+        proc_tree::tree_of(&roots, &[self.pid])
     }
 
     pub(super) fn advance_termination(&mut self, now: Instant) {
@@ -81,7 +81,7 @@ impl Loop {
         let t = self.termination.as_mut().expect("checked above");
         // Stop everything first, then kill: nothing can fork its way out,
         // and the program dies of the KILL rather than of its child's death.
-        process::kill_hard(&roots, &[self.pid], &mut t.targets);
+        proc_tree::kill_hard(&roots, &[self.pid], &mut t.targets);
         if !program_done {
             let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
         }
@@ -99,7 +99,7 @@ impl Loop {
     pub(super) fn signal_all(&self, targets: &[ProcRef], signal: Signal) {
         if self.status.is_none() {
             let roots: Vec<ProcRef> = self.root.into_iter().collect();
-            process::signal_group(self.pid, &roots, signal);
+            proc_tree::signal_group(self.pid, &roots, signal);
             let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), signal);
         }
         for target in targets {

@@ -26,7 +26,7 @@ use super::{
 };
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::fds::{self, FdTarget};
-use crate::core::process::{self, Pid, ProcRef};
+use crate::core::proc_tree::{self, Pid, ProcRef};
 use crate::core::reading::{self, Reading};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
 use crate::core::time;
@@ -123,7 +123,7 @@ impl Live {
     fn idle_in_foreground(&self) -> bool {
         let shell = self.session.pid();
         self.session.foreground_group() == Some(shell)
-            && process::info(shell).is_some_and(|p| p.state == 'S')
+            && proc_tree::info(shell).is_some_and(|p| p.state == 'S')
     }
 }
 

@@ -32,7 +32,7 @@
 //! (see [`Unfit::may_pass`]); descriptor 0 no line of ours redirects.
 
 use crate::core::fds::{self, FdTarget};
-use crate::core::process::Pid;
+use crate::core::proc_tree::Pid;
 
 /// What the shell's descriptors must refer to.
 #[derive(Debug, Clone)]

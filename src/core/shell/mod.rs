@@ -257,7 +257,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::error::{Error, ErrorCode, Result};
-use super::process::{Pid, ProcRef};
+use super::proc_tree::{Pid, ProcRef};
 use driver::Live;
 use stop::{end_shell, kill_all, kill_and_wait};
 

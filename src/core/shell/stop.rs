@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{CLOSE_GRACE, INTERRUPT_GRACE, StopReason};
-use crate::core::process::{self, Pid, ProcRef};
+use crate::core::proc_tree::{self, Pid, ProcRef};
 use crate::core::session::Session;
 
 /// Why a run stops early, and since when.
@@ -197,7 +197,7 @@ impl Interrupt {
                     .filter(|c| !self.children_interrupted.contains(c))
                     .copied()
                     .collect();
-                for p in process::tree_of(&new, &[]) {
+                for p in proc_tree::tree_of(&new, &[]) {
                     p.signal(Signal::SIGINT);
                 }
                 self.children_interrupted = children;
@@ -237,8 +237,8 @@ impl Interrupt {
             return;
         }
         let job = match foreground.filter(|&g| g != shell) {
-            Some(job) => process::tree(&[], &[job]),
-            None => process::tree_of(&children_in_group(shell), &[]),
+            Some(job) => proc_tree::tree(&[], &[job]),
+            None => proc_tree::tree_of(&children_in_group(shell), &[]),
         };
         match (self.escalations, job.is_empty()) {
             (0 | 1, false) => {
@@ -266,7 +266,7 @@ impl Interrupt {
         if cpu_ticks(shell).is_some_and(|t| t >= baseline + BUSY_TICKS) {
             return true;
         }
-        !self.job_interrupted && process::info(shell).is_some_and(|p| p.state == 'S')
+        !self.job_interrupted && proc_tree::info(shell).is_some_and(|p| p.state == 'S')
     }
 
     /// The last resort: the run ends when the shell's session does, and the
@@ -279,7 +279,7 @@ impl Interrupt {
 
 /// The shell's living children in its own process group (see [`Interrupt`]).
 fn children_in_group(shell: Pid) -> Vec<ProcRef> {
-    process::list()
+    proc_tree::list()
         .into_iter()
         .filter(|p| p.ppid == shell && p.pgid == shell && !p.exited())
         .map(|p| p.as_ref())
@@ -324,7 +324,7 @@ pub(super) fn kill_all(procs: &[ProcRef]) {
 
 /// Processes in the terminal session led by `leader` (other than it).
 pub(super) fn session_members(leader: Pid) -> Vec<ProcRef> {
-    process::list()
+    proc_tree::list()
         .into_iter()
         .filter(|p| p.sid == leader && p.pid != leader && !p.exited())
         .map(|p| p.as_ref())
