@@ -1,10 +1,11 @@
 'use strict'
 // `npm run bench`: runs every case in a fresh Node process, one after the
-// other, then writes the tables into BENCHMARKS.md (between the
-// `<!-- bench:results -->` markers) and the raw numbers into
-// bench/results.json.
+// other, then writes the run and its targets into BENCHMARKS.md (between
+// the `<!-- bench:results -->` markers), every table into bench/results.md
+// and the raw numbers into bench/results.json.
 //
 //   node bench/run.js [case ...] [--only=throughput,echo] [--quick] [--no-write] [--json=FILE]
+//   node bench/run.js --render   # the two reports again from bench/results.json, nothing run
 //
 // Case names (`node bench/run.js busy idle`) or `--only` run some cases
 // alone, with their full repeats, and write nothing (on a shared machine a
@@ -176,9 +177,9 @@ function byImpl(rows, key = 'impl') {
   return Object.fromEntries(rows.map((r) => [r[key], r]))
 }
 
-function markdown(results, info, targets) {
+/** The run: when, on what machine, which build and peers, how loaded. */
+function runHeader(results, info) {
   const out = []
-  const r = Object.fromEntries(results.map((x) => [x.case, x]))
   out.push(`Run ${info.date} on ${info.cores} × ${info.cpu}, ${info.memGb} GiB RAM, ${info.kernel}, Node ${info.node};`)
   out.push(
     `ptypilot ${info.ptypilot}, ${Object.entries(info.peers)
@@ -195,14 +196,34 @@ function markdown(results, info, targets) {
     )
   }
   out.push(`Total time ${f0(results.reduce((a, x) => a + x.seconds, 0))} s.`)
-  out.push('')
-  out.push('### Targets')
-  out.push('')
+  return out
+}
+
+/** The targets, each with what was measured and whether it is met. */
+function targetsTable(targets) {
+  const out = []
   out.push('| target | measured | ratio | |')
   out.push('| --- | --- | --- | --- |')
   for (const t of targets) out.push(`| ${t.what} | ${t.measured} | ${t.ratio} | ${mark(t.ok)} |`)
-  out.push('')
+  return out
+}
 
+/** Everything a run measured: the run, the targets, then a table (or several) per case. */
+function markdown(results, info, targets) {
+  const out = [...runHeader(results, info), '', '### Targets', '', ...targetsTable(targets), '']
+  out.push(...caseTables(results))
+  return out.join('\n')
+}
+
+/** The section of BENCHMARKS.md a full run writes: the run and the targets (the per-case tables are in bench/results.md). */
+function reportSection(results, info, targets) {
+  return [...runHeader(results, info), '', ...targetsTable(targets)].join('\n')
+}
+
+/** One table (or several) per case, with what it measures. */
+function caseTables(results) {
+  const out = []
+  const r = Object.fromEntries(results.map((x) => [x.case, x]))
   /** ptypilot's rate over `row`'s, round by round: median (min–max), or – for results without rounds. */
   const sameRound = (ours, row) => {
     const a = ours.mbpsPerRound
@@ -444,7 +465,7 @@ function markdown(results, info, targets) {
     }
     out.push('')
   }
-  return out.join('\n')
+  return out
 }
 
 const DC_LABEL = 'DesktopCommander'
@@ -713,6 +734,12 @@ function adapterTargets(r) {
 }
 
 function main() {
+  if (opts.render) {
+    // The reports again from the raw numbers of the last full run, nothing run.
+    const { info, results } = JSON.parse(fs.readFileSync(path.join(__dirname, 'results.json'), 'utf8'))
+    writeReports(results, info, targetsOf(results))
+    return
+  }
   const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'))
   const named = [...positional, ...(opts.only ? String(opts.only).split(',') : [])]
   const only = named.length > 0 ? named : null
@@ -737,6 +764,25 @@ function main() {
     return
   }
   fs.writeFileSync(path.join(__dirname, 'results.json'), JSON.stringify({ info, results, targets }, null, 2) + '\n')
+  writeReports(results, info, targets)
+  process.stderr.write('wrote bench/results.json\n')
+}
+
+/**
+ * Writes the run into BENCHMARKS.md (between the bench:results markers: the
+ * run and the targets) and bench/results.md (all of it, with the per-case
+ * tables).
+ */
+function writeReports(results, info, targets) {
+  const details = [
+    '# The latest full run of `npm run bench`, case by case',
+    '',
+    'Written by `bench/run.js` (`npm run bench`, or `node bench/run.js --render` from',
+    '`bench/results.json`); do not edit. The report is [BENCHMARKS.md](../BENCHMARKS.md).',
+    '',
+    markdown(results, info, targets),
+  ].join('\n')
+  fs.writeFileSync(path.join(__dirname, 'results.md'), details.replace(/\n+$/, '') + '\n')
   const file = path.join(ROOT, 'BENCHMARKS.md')
   const begin = '<!-- bench:results:begin -->'
   const end = '<!-- bench:results:end -->'
@@ -744,8 +790,7 @@ function main() {
   const i = doc.indexOf(begin)
   const j = doc.indexOf(end)
   if (i < 0 || j < i) throw new Error('BENCHMARKS.md lacks the bench:results markers')
-  fs.writeFileSync(file, doc.slice(0, i + begin.length) + '\n' + md + '\n' + doc.slice(j))
-  process.stderr.write(`\nwrote BENCHMARKS.md and bench/results.json\n`)
+  fs.writeFileSync(file, doc.slice(0, i + begin.length) + '\n' + reportSection(results, info, targets) + '\n' + doc.slice(j))
+  process.stderr.write('\nwrote BENCHMARKS.md and bench/results.md\n')
 }
-
 main()

@@ -19,8 +19,8 @@
 //! worker and the JS thread — instead of four on a machine with two cores,
 //! and it reads only when its loop says the terminal has something, never a
 //! string of reads that each wait for the tty worker (see
-//! `core::session::output::ReadMode` and BENCHMARKS.md, "Where the time
-//! goes"). Each read that brings output renews the hold. It reads one flood
+//! `core::session::output::ReadMode` and
+//! bench/notes/2026-11-27-where-the-time-goes-in-a-flood.md). Each read that brings output renews the hold. It reads one flood
 //! at a time: with floods in several sessions at once, the others stay on
 //! their session threads, which read them in parallel. In a flood taken from
 //! the session thread every read leaves its output waiting (in order, in the

@@ -13,7 +13,8 @@
 //
 // Prints one JSON line per run and, at the end, the median per thread name.
 // The program's side (writer context switches, read sizes, wake-ups) is what
-// `perf record` of this script shows: see BENCHMARKS.md, "Where the time goes".
+// `perf record` of this script shows: see
+// bench/notes/2026-11-27-where-the-time-goes-in-a-flood.md.
 
 const fs = require('node:fs')
 const { performance } = require('node:perf_hooks')

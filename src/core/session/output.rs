@@ -180,7 +180,8 @@ pub(super) enum ReadMode {
     /// sleep and a wake-up in step with that worker (on `seq 1 1500000` the
     /// session thread read 1.3 KB per `read` and slept 677 times per MiB,
     /// 8 reads per `poll`; node-pty, reading once per wake-up, 2.3 KB per
-    /// `read` and 412 sleeps: see BENCHMARKS.md, "Where the time goes").
+    /// `read` and 412 sleeps: see
+    /// bench/notes/2026-11-27-where-the-time-goes-in-a-flood.md).
     Once,
 }
 
@@ -217,7 +218,7 @@ pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, mode: ReadMode) -> ReadE
             // its way into the read buffer (seen about once in 5 000
             // sessions under 100 floods at once, one reader thread each:
             // right after the EIO the buffer held the missing bytes; see
-            // BENCHMARKS.md, "Lost tails"). So the end counts only when two
+            // bench/notes/2026-11-26-lost-tails.md). So the end counts only when two
             // reads in a row say EIO with nothing waiting in the buffer;
             // what waits is read first (at most `EIO_READS_MAX` EIOs, so a
             // terminal that keeps answering both ways cannot hold the loop).
