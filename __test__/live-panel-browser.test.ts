@@ -3,7 +3,8 @@
 // the MCP SDK's client (the agent), its live panel opened in Debian's headless
 // Chromium through playwright-core (the person). The agent starts a program
 // that asks for a password; the page shows it live; the person takes the
-// session over and types the password into the `read -s` prompt; the agent's
+// session over and at once, with no click into the terminal, types the
+// password into the `read -s` prompt (the terminal has the keyboard); the agent's
 // next read shows the program's answer and the state, and no reply, transcript
 // or recording holds the password; a second page stays read-only meanwhile;
 // the person hands back and the agent finishes the task. Screenshots go to
@@ -87,10 +88,14 @@ describe.skipIf(!chromiumAvailable)(
       expect(prompt.text).toMatch(/^Password: \n\[pty1 waits for a password: send it with pty_send [^\n]*\]\n\[session pty1: waiting for input \(password\)\]/)
       expect(prompt.text).toContain(`or ask the person to type it themselves in the live panel at ${url} (Take over, type it, Hand back)`)
 
-      // The person takes it over.
+      // The person takes it over and types at once: the terminal has the keyboard, not the button.
       await person.click('#take')
+      await person.keyboard.type(PASSWORD)
+      await person.keyboard.press('Enter')
+      expect(await person.evaluate(() => document.activeElement?.closest('.terminal-host.active') !== null)).toBe(true)
       await person.waitForFunction(() => (globalThis as any).panel.entries()[0].holding === true)
       await expect.poll(() => person.locator('#role').innerText()).toContain('you are typing into this session')
+      await person.waitForFunction(() => (globalThis as any).panel.text('pty1').includes('Deploy to which stage?'), null, { timeout: 15_000 })
       // A second page watches, read-only: no take-over button, and its keys go nowhere.
       const watcher = await context.newPage()
       await watcher.goto(url)
@@ -106,10 +111,6 @@ describe.skipIf(!chromiumAvailable)(
       expect(refused.text).toContain('a person has taken session pty1 over in the live panel; your input was not sent')
 
       await person.bringToFront()
-      await person.click('.terminal-host.active')
-      await person.keyboard.type(PASSWORD)
-      await person.keyboard.press('Enter')
-      await person.waitForFunction(() => (globalThis as any).panel.text('pty1').includes('Deploy to which stage?'), null, { timeout: 15_000 })
       await expect.poll(() => person.locator('.tab.active .state').innerText(), { timeout: 10_000 }).toBe('waiting for input (line)')
       await watcher.waitForFunction(() => (globalThis as any).panel.text('pty1').includes('access granted'), null, { timeout: 15_000 })
 

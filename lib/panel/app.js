@@ -2,7 +2,9 @@
 // session, in tabs, with the session's state. Output arrives as binary frames
 // (the program's bytes) over the WebSocket. Every page watches; the page that
 // takes a session over types into it (keys, paste) and sizes it to its window,
-// until it hands it back — or closes. The sessions answer the programs'
+// until it hands it back — or closes. "Take over" gives the session's terminal
+// the keyboard at once: keys typed before the server confirms the take wait on
+// the page and go in once it does (or are dropped if it is refused). The sessions answer the programs'
 // terminal queries themselves, so this page swallows them: nothing but a
 // person's keys ever goes back. Drawn output is acknowledged, so the server
 // knows when a page falls behind.
@@ -13,7 +15,7 @@ const wsUrl = new URL('ws', location.href)
 wsUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:'
 const socket = new WebSocket(wsUrl)
 socket.binaryType = 'arraybuffer'
-/** id -> { entry, term, fit, host, tab, replaying } */
+/** id -> { entry, term, fit, host, tab, replaying, pending } (pending: keys typed while a take is on its way, or null) */
 const shown = new Map()
 /** id -> bytes drawn and not yet acknowledged */
 const drawn = new Map()
@@ -137,10 +139,12 @@ function addEntry(entry) {
   const fit = new FitAddon()
   term.loadAddon(fit)
   term.open(host)
-  const item = { entry, term, fit, host, tab, replaying: 0 }
+  const item = { entry, term, fit, host, tab, replaying: 0, pending: null }
   shown.set(entry.id, item)
   const input = (data, binary) => {
-    if (holding(item) && item.entry.state === 'running') send({ type: 'input', id: entry.id, data, binary })
+    if (item.entry.state !== 'running') return
+    if (holding(item)) send({ type: 'input', id: entry.id, data, binary })
+    else if (item.pending !== null) item.pending.push({ data, binary })
   }
   term.onData((data) => input(data, false))
   term.onBinary((data) => input(data, true))
@@ -158,9 +162,18 @@ function updateEntry(entry) {
   const item = shown.get(entry.id) ?? addEntry(entry)
   const took = !holding(item) && entry.holder === me
   item.entry = entry
-  item.term.options.disableStdin = !holding(item)
+  if (item.pending !== null && (took || entry.holder !== null || !entry.canTake)) {
+    // The take is settled: what was typed meanwhile goes in if it is ours, else nowhere.
+    const keys = item.pending
+    item.pending = null
+    if (holding(item)) for (const { data, binary } of keys) send({ type: 'input', id: entry.id, data, binary })
+  }
+  item.term.options.disableStdin = !holding(item) && item.pending === null
   if (holding(item)) {
-    if (took && active === entry.id) item.fit.fit()
+    if (took && active === entry.id) {
+      item.fit.fit()
+      item.term.focus()
+    }
   } else if (item.term.cols !== entry.cols || item.term.rows !== entry.rows) {
     // A watcher shows the session at its size.
     item.term.resize(entry.cols, entry.rows)
@@ -278,15 +291,31 @@ socket.addEventListener('message', (event) => {
     case 'reset':
       shown.get(message.id)?.term.reset()
       break
-    case 'refused':
+    case 'refused': {
+      // A take refused: the keys typed while it was on its way go nowhere.
+      const item = message.action === 'take' ? shown.get(message.id) : undefined
+      if (item !== undefined && item.pending !== null) {
+        item.pending = null
+        item.term.options.disableStdin = !holding(item)
+      }
       showNotice(message.message)
       console.warn('panel:', message.message)
       break
+    }
   }
 })
 
 $('take').addEventListener('click', () => {
-  if (active !== null) send({ type: 'take', id: active, ...fittedSize() })
+  const item = shown.get(active)
+  if (item === undefined) return
+  send({ type: 'take', id: active, ...fittedSize() })
+  // The terminal takes the keyboard now, not the button; keys typed before
+  // the server confirms wait for it (updateEntry sends them).
+  if (!holding(item)) {
+    item.pending = []
+    item.term.options.disableStdin = false
+  }
+  item.term.focus()
 })
 $('release').addEventListener('click', () => {
   if (active !== null) send({ type: 'release', id: active })
