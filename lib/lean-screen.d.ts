@@ -14,16 +14,19 @@ export interface ViewScreen {
   /** Height in rows. */
   rows: number
   /** Where the cursor is. */
-  cursor: {
-    /** Row, 0-based. */
-    row: number
-    /** Column, 0-based. */
-    col: number
-    /** Whether it is shown. @default true */
-    visible?: boolean
-  }
+  cursor: ViewCursor
   /** @default false */
   altScreen?: boolean
+}
+
+/** Where the cursor of a `ViewScreen` is, and whether it is shown. */
+export interface ViewCursor {
+  /** Row, 0-based. */
+  row: number
+  /** Column, 0-based. */
+  col: number
+  /** Whether it is shown. @default true */
+  visible?: boolean
 }
 
 /** What `screenView` (and `ScreenViewTracker.view`) renders. */
@@ -125,15 +128,8 @@ export declare function rebuildScreen(
  * `ViewScreen` whose optional fields are always there.
  */
 export interface RebuiltScreen extends ViewScreen {
-  /** Where the cursor is, and whether it is shown. */
-  cursor: {
-    /** Row, 0-based. */
-    row: number
-    /** Column, 0-based. */
-    col: number
-    /** Whether it is shown. */
-    visible: boolean
-  }
+  /** Where the cursor is, and whether it is shown (`visible` always given). */
+  cursor: Required<ViewCursor>
   /** Whether the alternate screen (a full-screen program's) is showing. */
   altScreen: boolean
 }
