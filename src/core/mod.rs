@@ -18,7 +18,9 @@
 //!   libproc and `sysctl` on macOS).
 //! - [`tty`]: what the terminal says about input (modes, foreground group,
 //!   unread input and output).
-//! - [`reading`]: whether the foreground job is blocked reading the terminal.
+//! - [`input_state`]: whether the foreground job is blocked reading the
+//!   terminal (`/proc` with the observed program's syscall table on Linux;
+//!   the quiet fallback on macOS).
 //! - [`fds`]: what another process's file descriptors refer to (Linux `/proc`, macOS `proc_pidfdinfo`).
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
 //! - [`time`]: caller-given durations checked, deadlines that cannot overflow.
@@ -29,6 +31,7 @@
 pub mod error;
 pub mod fds;
 pub mod guard;
+pub mod input_state;
 pub mod keys;
 pub mod proc_tree;
 pub mod pty;
@@ -38,7 +41,6 @@ mod pty_child;
 mod pty_fork;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pty_spawn;
-pub mod reading;
 pub mod screen;
 pub mod session;
 pub mod shell;

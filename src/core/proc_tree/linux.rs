@@ -185,6 +185,13 @@ pub(super) fn left_behind(sid: Pid, name: &str, value: &str) -> Vec<ProcRef> {
     .collect()
 }
 
+/// The group's members: the table, filtered (`/proc` has no index by group).
+pub(super) fn group_members(pgid: Pid) -> Vec<ProcInfo> {
+    let mut all = list();
+    all.retain(|p| p.pgid == pgid);
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

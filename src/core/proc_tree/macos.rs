@@ -4,7 +4,7 @@
 //! - a row from `proc_pidinfo(PROC_PIDTBSDINFO)`: parent, group, status
 //!   (`SZOMB` for a zombie) and start time (seconds and microseconds since
 //!   the epoch, which with the pid identifies the process); the session
-//!   from `getsid`;
+//!   from `getsid`; running or asleep from `proc_pidinfo(PROC_PIDTASKINFO)`;
 //! - arguments and the initial environment from `sysctl(KERN_PROCARGS2)`
 //!   (layout in `procargs`); the executable from `proc_pidpath`; the name
 //!   from `proc_name`.
@@ -51,15 +51,37 @@ fn bsdinfo(pid: Pid) -> Option<libc::proc_bsdinfo> {
     (n == size).then_some(info)
 }
 
-/// The state letter Linux would show for a BSD process status.
-fn state_letter(status: u32) -> char {
+/// The state letter Linux would show. The BSD status says zombie, stopped
+/// or being created; a live process is `SRUN` whether or not any thread
+/// runs (the threads' states are Mach's), so, as `ps` does, it is `R` while
+/// a thread is running (`proc_pidinfo(PROC_PIDTASKINFO)`) and `S` when all
+/// sleep.
+fn state_letter(pid: Pid, status: u32) -> char {
     match status {
-        libc::SIDL | libc::SRUN => 'R',
-        libc::SSLEEP => 'S',
-        libc::SSTOP => 'T',
         libc::SZOMB => 'Z',
-        _ => '?',
+        libc::SSTOP => 'T',
+        libc::SIDL => 'R',
+        _ if running_threads(pid) > 0 => 'R',
+        _ => 'S',
     }
+}
+
+/// How many of `pid`'s threads are running now (0 when refused).
+fn running_threads(pid: Pid) -> i32 {
+    // SAFETY: proc_taskinfo is plain data; all zeroes is a valid value.
+    let mut info: libc::proc_taskinfo = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::proc_taskinfo>() as libc::c_int;
+    // SAFETY: the buffer is `size` writable bytes, as for `bsdinfo`.
+    let n = unsafe {
+        libc::proc_pidinfo(
+            pid,
+            libc::PROC_PIDTASKINFO,
+            0,
+            (&mut info as *mut libc::proc_taskinfo).cast(),
+            size,
+        )
+    };
+    if n == size { info.pti_numrunning } else { 0 }
 }
 
 fn row(info: &libc::proc_bsdinfo) -> ProcInfo {
@@ -76,7 +98,7 @@ fn row(info: &libc::proc_bsdinfo) -> ProcInfo {
             .pbi_start_tvsec
             .saturating_mul(1_000_000)
             .saturating_add(info.pbi_start_tvusec),
-        state: state_letter(info.pbi_status),
+        state: state_letter(pid, info.pbi_status),
     }
 }
 
@@ -108,6 +130,18 @@ fn pids() -> Vec<Pid> {
 
 pub(super) fn list() -> Vec<ProcInfo> {
     pids().into_iter().filter_map(info).collect()
+}
+
+/// The group's members, from `proc_listpgrppids` (libproc).
+pub(super) fn group_members(pgid: Pid) -> Vec<ProcInfo> {
+    // Room for a few hundred members; a larger group is cut there.
+    let mut buf: Vec<Pid> = vec![0; 512];
+    let bytes = std::mem::size_of_val(buf.as_slice()) as libc::c_int;
+    // SAFETY: the buffer is `bytes` writable bytes of pids; the call
+    // returns how many pids it wrote.
+    let n = unsafe { libc::proc_listpgrppids(pgid, buf.as_mut_ptr().cast(), bytes) };
+    buf.truncate(n.max(0) as usize);
+    buf.into_iter().filter_map(info).collect()
 }
 
 /// `sysctl(KERN_PROCARGS2)` for `pid`: its arguments and environment, or

@@ -88,7 +88,9 @@ mod tests;
 
 pub use kill::{Terminate, group_signallable, kill_hard, kill_tree, signal_group, terminate};
 pub use signals::{parse_signal, signal_from_number, signal_name};
-pub use table::{ProcInfo, ProcRef, by_executable, find, info, left_behind, list, program_name};
+pub use table::{
+    ProcInfo, ProcRef, by_executable, find, group_members, info, left_behind, list, program_name,
+};
 pub use tree::{collect_tree, tree, tree_of};
 pub use wait::wait_exit;
 

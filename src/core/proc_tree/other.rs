@@ -29,6 +29,10 @@ pub(super) fn list() -> Vec<ProcInfo> {
     Vec::new()
 }
 
+pub(super) fn group_members(_pgid: Pid) -> Vec<ProcInfo> {
+    Vec::new()
+}
+
 pub(super) fn args(_proc: &ProcRef) -> Option<Vec<String>> {
     None
 }

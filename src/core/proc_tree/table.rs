@@ -120,6 +120,14 @@ pub fn list() -> Vec<ProcInfo> {
     sys::list()
 }
 
+/// The members of process group `pgid` (exited ones included).
+pub fn group_members(pgid: Pid) -> Vec<ProcInfo> {
+    if pgid <= 0 {
+        return Vec::new();
+    }
+    sys::group_members(pgid)
+}
+
 /// The name a terminal shows for process `pid` in its title: what node-pty
 /// reports as a pty's `process` (`argv[0]` on Linux, the kernel's name on
 /// macOS). `None` when the process is gone or the kernel refuses.

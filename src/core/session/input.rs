@@ -3,7 +3,7 @@
 //!
 //! A look puts together what the terminal says ([`tty`]: modes, foreground
 //! group, unread input and output) and what the kernel says about the
-//! foreground job ([`reading`]: blocked reading the terminal or not). The
+//! foreground job ([`input_state`]: blocked reading the terminal or not). The
 //! program waits for input when, all at once:
 //!
 //! 1. nothing written to it waits unread: the session's write queue is
@@ -29,7 +29,7 @@
 //! delays nothing (the program holds it open until then); where it cannot
 //! be opened (a descriptor limit) no look finds the program waiting.
 //!
-//! Where the kernel will not say (see [`reading`]: a setuid program, macOS),
+//! Where the kernel will not say (see [`input_state`]: a setuid program, macOS),
 //! the look falls back to the terminal and a quiet timer: the program waits
 //! when (1) and (3) hold, no thread of the job is running, and no output
 //! came for [`INPUT_QUIET`]; [`How::Quiet`] says so.
@@ -44,8 +44,8 @@ use std::os::fd::AsFd;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::Session;
+use crate::core::input_state::{self, Reading};
 use crate::core::proc_tree::Pid;
-use crate::core::reading::{self, Reading};
 use crate::core::time;
 use crate::core::tty::{self, InputKind};
 
@@ -329,15 +329,15 @@ impl Session {
             before: None,
         };
         if unread {
-            return not_waiting(How::Kernel, Some(group), reading::program(group));
+            return not_waiting(How::Kernel, Some(group), input_state::program(group));
         }
         // 2. The job.
-        let reading = reading::foreground_reader(self.pid, group, device);
+        let reading = input_state::foreground_reader(self.pid, group, device);
         let verdict = verdict(
             reading,
             group,
             before.last_activity.elapsed(),
-            reading::program,
+            input_state::program,
         );
         let (pid, program, how) = (verdict.pid, verdict.program, verdict.how);
         if !verdict.waiting {
@@ -382,7 +382,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::reading::{Call, Member};
+    use crate::core::input_state::{Call, Member};
 
     fn member(pid: Pid) -> Option<Member> {
         Some(Member {

@@ -26,8 +26,8 @@ use super::{
 };
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::fds::{self, FdTarget};
+use crate::core::input_state::{self, Reading};
 use crate::core::proc_tree::{self, Pid, ProcRef};
-use crate::core::reading::{self, Reading};
 use crate::core::session::{self, Exit, Session, SpawnOptions};
 use crate::core::time;
 
@@ -91,7 +91,7 @@ impl Live {
         let FdTarget::Device { rdev } = self.expected.terminal else {
             return PromptReader::Shell;
         };
-        match reading::foreground_reader(shell, shell, rdev) {
+        match input_state::foreground_reader(shell, shell, rdev) {
             Reading::Blocked { member, .. } if member.pid == shell => PromptReader::Shell,
             Reading::Blocked { .. } => PromptReader::Other,
             Reading::NotBlocked { .. } => PromptReader::NotYet,

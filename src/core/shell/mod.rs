@@ -52,7 +52,7 @@
 //!   prompt: after the previous command's end marker (which carries the
 //!   secret, so no command can print it) and fish's prompt marker, and once
 //!   the kernel shows fish itself, in the terminal's foreground, blocked
-//!   reading the terminal (the input state, module [`crate::core::reading`];
+//!   reading the terminal (the input state, module [`crate::core::input_state`];
 //!   where the kernel will not say, or fish never shows as blocked within
 //!   [`PROMPT_GRACE`], the markers alone decide). If another process reads
 //!   the terminal there for [`PROBE_LIMIT`], the shell is replaced. fish
