@@ -234,6 +234,14 @@ ${'x'.repeat(80)}${E}[1m${E}[2Dy`],
     ['backspace with reverse wraparound (mode 45) goes back over a wrapped row, not an unwrapped one', `${E}[?45h${'b'.repeat(22)}\b\b\bX\r\n\r\nc\r\bY`],
     ['insert mode with a wrap pending marks the row wrapped: backspace with reverse wraparound goes back over it', `${E}[?45h${E}[4h${'i'.repeat(20)}xy\r\bZ`],
     ['inserting inside a wide character blanks it (ICH, DECIC)', `日本語${E}[1;4H${E}[2@\r\n한국어${E}[2;2H${E}[1'}`],
+    // xterm since patch #380 (2023): mode 45 goes back only over a row that
+    // wrapped and stops at the home position (before it, xterm wrapped on to
+    // the end of the screen and up over any row, as mode 1045 does now).
+    ['reverse wraparound (mode 45) from the home position stays there; from column 0 of a row that did not wrap it stays too', `${E}[?45hfirst\r\nsecond${E}[H\b\bthe end\r\n\b\breally!`],
+    // xterm's DECRC sets the wrap flag to the saved one (patch #328), so a
+    // cursor saved with no wrap pending ends one that is pending, on either
+    // screen.
+    ['restoring a cursor saved with no wrap pending ends a pending wrap (DECRC, SCORC, on both screens)', `x${E}7${E}[2;1H${w('p')}${E}8Y${E}[3;2H${E}[s${E}[4;1H${w('q')}${E}[uZ${E}[?1049hx${E}7${E}[2;1H${w('p')}${E}8Y${E}[3;2H${E}[s${E}[4;1H${w('q')}${E}[uZ`],
   ]
   it.each(wrapCases)('%s', async (_name, bytes) => {
     await expectSameScreen(bytes, 20, 5)
@@ -294,6 +302,62 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       bytes: `${'s'.repeat(20)}${E}7${E}[4;4H${E}8X${E}[3;1H${'t'.repeat(20)}${E}[s${E}[1;1H${E}[uY`,
       rows: { 0: 's'.repeat(20), 1: 'X', 2: 't'.repeat(20), 3: 'Y' },
       cursor: [3, 1],
+    },
+    {
+      name: 'on the main screen, a cursor saved with a wrap pending (DECSC/DECRC), then a line feed, text and SU, is restored with the wrap pending: the next character goes to the next row',
+      cite: 'xterm patch #328: DECRC restores the last-column flag saved with the cursor (xterm\'s CursorSave/CursorRestore, wrap_flag); DEC STD 070 keeps the Last Column Flag with the saved cursor',
+      bytes: `${'r'.repeat(20)}${E}7\nmid${E}[S${E}8^`,
+      rows: { 0: `${' '.repeat(19)}m`, 1: '^d' },
+      cursor: [1, 1],
+    },
+    {
+      name: 'on the main screen, a cursor saved with a wrap pending (SCOSC/SCORC), then a line feed, text and SU, is restored with the wrap pending: the next character goes to the next row',
+      cite: 'xterm patch #328: DECRC restores the last-column flag saved with the cursor (xterm\'s CursorSave/CursorRestore, wrap_flag); DEC STD 070 keeps the Last Column Flag with the saved cursor',
+      bytes: `${'r'.repeat(20)}${E}[s\nmid${E}[S${E}[u^`,
+      rows: { 0: `${' '.repeat(19)}m`, 1: '^d' },
+      cursor: [1, 1],
+    },
+    {
+      name: 'on the alternate screen, a cursor saved with a wrap pending (DECSC/DECRC), then a line feed, text and SU, is restored with the wrap pending: the next character goes to the next row',
+      cite: 'xterm patch #328: DECRC restores the last-column flag saved with the cursor (xterm\'s CursorSave/CursorRestore, wrap_flag); DEC STD 070 keeps the Last Column Flag with the saved cursor',
+      bytes: `${E}[?1049h${'r'.repeat(20)}${E}7\nmid${E}[S${E}8^`,
+      rows: { 0: `${' '.repeat(19)}m`, 1: '^d' },
+      cursor: [1, 1],
+    },
+    {
+      name: 'on the alternate screen, a cursor saved with a wrap pending (SCOSC/SCORC), then a line feed, text and SU, is restored with the wrap pending: the next character goes to the next row',
+      cite: 'xterm patch #328: DECRC restores the last-column flag saved with the cursor (xterm\'s CursorSave/CursorRestore, wrap_flag); DEC STD 070 keeps the Last Column Flag with the saved cursor',
+      bytes: `${E}[?1049h${'r'.repeat(20)}${E}[s\nmid${E}[S${E}[u^`,
+      rows: { 0: `${' '.repeat(19)}m`, 1: '^d' },
+      cursor: [1, 1],
+    },
+    {
+      name: 'extended reverse wraparound (mode 1045) from the home position goes on from the last column of the bottom row, and from the top margin from the bottom margin',
+      cite: 'ctlseqs CSI ? 1045 h (XTREVWRAP2); xterm\'s CursorBack: with mode 1045 the cursor goes round from the top margin (ScrnTopMargin) to the bottom one (ScrnBottomMargin)',
+      bytes: `${E}[?1045h${E}[H\bX${E}[2;4r${E}[2;1H\bY`,
+      rows: { 3: `${' '.repeat(19)}Y`, 4: `${' '.repeat(19)}X` },
+      cursor: [3, 19],
+    },
+    {
+      name: 'reverse wraparound (mode 45) at the left edge above the scroll region goes to the top margin',
+      cite: 'xterm\'s CursorBack: past the left margin, a row at or above the top margin (ScrnTopMargin, the margin itself) ends the way back on the top margin\'s row; ctlseqs CSI ? 45 h (XTREVWRAP)',
+      bytes: `${E}[3;4r${E}[?45h${E}[1;1H\bX`,
+      rows: { 2: 'X' },
+      cursor: [2, 1],
+    },
+    {
+      name: 'extended reverse wraparound (mode 1045) from the first row, above the scroll region, goes on from the end of the screen',
+      cite: 'xterm\'s CursorBack with mode 1045 goes up from any row, round from the top margin only; from the first row above the region xterm\'s cursor leaves the screen, and ptypilot goes on from the end of the screen as the original mode 45 did, which mode 1045 imitates (xterm patch #383)',
+      bytes: `${E}[3;4r${E}[?1045h${E}[1;1H\bX`,
+      rows: { 4: `${' '.repeat(19)}X` },
+      cursor: [4, 19],
+    },
+    {
+      name: 'reverse wraparound (mode 45) from below the scroll region goes back over wrapped rows and stops on the top margin',
+      cite: 'xterm\'s CursorBack: the rows above are followed while they wrapped, up to the top margin (ScrnTopMargin) wherever the cursor started; ctlseqs CSI ? 45 h (XTREVWRAP), for BS and CUB',
+      bytes: `${E}[?45h${'w'.repeat(90)}${E}[2;3r${E}[5;11H${E}[80DX`,
+      rows: { 0: 'w'.repeat(20), 1: `X${'w'.repeat(19)}`, 2: 'w'.repeat(20), 3: 'w'.repeat(20), 4: 'w'.repeat(10) },
+      cursor: [1, 1],
     },
     {
       name: 'entering the alternate screen with 1049 clears it, which ends a pending wrap',

@@ -344,6 +344,10 @@ function repeatedCell(buffer, cols) {
  *   cursor's row (a continuation) disagree: lines moved between them, or
  *   xterm.js dropped its flag (line feed onto the row, an earlier reverse
  *   wrap) where xterm keeps its mark;
+ * - `revwrap-outside`: backspace with reverse wraparound at the left edge
+ *   outside the scroll region: above it (xterm goes to the top margin's
+ *   row), or below it with the row above marked wrapped (xterm goes up);
+ *   xterm.js reverse-wraps only inside the region;
  * - `decaln-origin`: DECALN in origin mode (xterm resets origin mode);
  * - `nowrap-wide`: auto-wrap off, printing in the last column where a wide
  *   character ends, or a wide character there (xterm blanks a wide
@@ -413,6 +417,13 @@ function trace(kase) {
           // mark.
           const aboveWrapped = [...wrappedFrom.values()].includes(above)
           if (aboveWrapped !== line.isWrapped) tags.add('revwrap-row')
+        } else if (buffer.x === 0 && (buffer.y < margins[0] || buffer.y > margins[1])) {
+          // Outside the scroll region xterm.js does not reverse-wrap. xterm
+          // bounds the way back by the margins wherever the cursor is: from
+          // above the region it goes to the top margin's row, from below it
+          // goes up over a row it marked wrapped.
+          const aboveMarked = !marksKnown || [...wrappedFrom.values()].includes(above)
+          if (buffer.y < margins[0] || aboveMarked) tags.add('revwrap-outside')
         }
       }
       if (kind === 'CUB' && modes.reverseWraparound && modes.wraparound) {
@@ -543,6 +554,7 @@ export const KNOWN = [
     ['reverse-cub', ['reverse-cub']],
     ['revwrap-nowrap', ['revwrap-nowrap']],
     ['revwrap-row', ['revwrap-row']],
+    ['revwrap-outside', ['revwrap-outside']],
     ['decaln-origin', ['decaln-origin']],
     ['nowrap-wide', ['nowrap-wide']],
     ['rep-marks', ['rep-marks']],

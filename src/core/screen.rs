@@ -1328,71 +1328,53 @@ mod tests {
         out
     }
 
-    #[test]
-    fn kept_rows_are_the_rows_after_any_output() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    /// How [`check_kept_rows`] drives its screens.
+    struct KeptRows {
+        seed: u64,
+        cases: u32,
+        /// Screens up to 60 columns wide as well as narrow ones, a scrollback
+        /// of 0 or 2 rows, output cut anywhere (inside a sequence or a
+        /// character) and the screen resized now and then.
+        wide_cut_resized: bool,
+        /// Pieces added to one output in four.
+        extra: &'static [&'static [u8]],
+    }
+
+    /// Runs random screens of 60 outputs each ([`keystrokes`], plus the
+    /// extra pieces) and checks after every output that the rows kept
+    /// between looks are the rows read cell by cell. Returns how many looks
+    /// rebuilt only the cursor's row.
+    fn check_kept_rows(drive: KeptRows) -> usize {
+        let mut rng = Rng(drive.seed);
         let mut partial = 0;
-        for case in 0..400 {
+        for case in 0..drive.cases {
             let rows = 1 + rng.below(6) as u16;
-            // Narrow screens hit the margins; wider ones keep edits in a row.
-            let widest = [14, 60][rng.below(2) as usize];
-            let cols = 1 + rng.below(widest) as u16;
-            let mut screen = Screen::new(rows, cols, [0, 2][rng.below(2) as usize]);
+            let (cols, scrollback) = if drive.wide_cut_resized {
+                // Narrow screens hit the margins; wider ones keep edits in a row.
+                let widest = [14, 60][rng.below(2) as usize];
+                let cols = 1 + rng.below(widest) as u16;
+                (cols, [0, 2][rng.below(2) as usize])
+            } else {
+                (1 + rng.below(14) as u16, 0)
+            };
+            let mut screen = Screen::new(rows, cols, scrollback);
             let mut replies = Vec::new();
             for step in 0..60 {
-                let bytes = keystrokes(&mut rng);
-                // Whole, or cut anywhere (inside a sequence or character).
-                let cut = if rng.below(4) == 0 {
+                let mut bytes = keystrokes(&mut rng);
+                if !drive.extra.is_empty() && rng.below(4) == 0 {
+                    let piece = drive.extra[rng.below(drive.extra.len() as u64) as usize];
+                    bytes.extend_from_slice(piece);
+                }
+                let cut = if drive.wide_cut_resized && rng.below(4) == 0 {
                     rng.below(bytes.len() as u64 + 1) as usize
                 } else {
                     bytes.len()
                 };
                 screen.process(&bytes[..cut], &mut replies);
                 screen.process(&bytes[cut..], &mut replies);
-                if rng.below(30) == 0 {
+                if drive.wide_cut_resized && rng.below(30) == 0 {
                     screen.resize(1 + rng.below(6) as u16, 1 + rng.below(14) as u16);
                 }
-                let kept = screen.text();
-                assert_eq!(
-                    kept,
-                    screen.text_uncached(),
-                    "case {case} ({rows}x{cols}), step {step}, after {:?}",
-                    String::from_utf8_lossy(&bytes)
-                );
-            }
-            partial += screen.rows.partial_builds;
-        }
-        // Many looks rebuilt only the cursor's row (the rest were refused
-        // or came after a refused change).
-        assert!(partial > 400 * 60 / 4, "{partial} partial builds");
-    }
-
-    /// The kept rows stay right in the states where output on the row can
-    /// leave it without the cursor's column showing it: a pending wrap kept
-    /// through tabulation backwards (the next character wraps), reverse
-    /// wraparound (45, 1045) and left and right margins (DECSLRM).
-    #[test]
-    fn kept_rows_see_output_leave_the_row() {
-        let leaving: [&[u8]; 6] = [
-            b"\x1b[Z",
-            b"\x1b[?45h",
-            b"\x1b[?1045h",
-            b"\x1b[?69h\x1b[2;5s",
-            b"\x1b[?45;1045l",
-            b"\x1b[?69l",
-        ];
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        for case in 0..300 {
-            let rows = 1 + rng.below(6) as u16;
-            let cols = 1 + rng.below(14) as u16;
-            let mut screen = Screen::new(rows, cols, 0);
-            let mut replies = Vec::new();
-            for step in 0..60 {
-                let mut bytes = keystrokes(&mut rng);
-                if rng.below(4) == 0 {
-                    bytes.extend_from_slice(leaving[rng.below(leaving.len() as u64) as usize]);
-                }
-                screen.process(&bytes, &mut replies);
                 assert_eq!(
                     screen.text(),
                     screen.text_uncached(),
@@ -1400,7 +1382,74 @@ mod tests {
                     String::from_utf8_lossy(&bytes)
                 );
             }
+            partial += screen.rows.partial_builds;
         }
+        partial
+    }
+
+    #[test]
+    fn kept_rows_are_the_rows_after_any_output() {
+        let partial = check_kept_rows(KeptRows {
+            seed: 0x9e37_79b9_7f4a_7c15,
+            cases: 400,
+            wide_cut_resized: true,
+            extra: &[],
+        });
+        // Many looks rebuilt only the cursor's row (the rest were refused
+        // or came after a refused change).
+        assert!(partial > 400 * 60 / 4, "{partial} partial builds");
+    }
+
+    /// The kept rows stay right in the states where output on the row can
+    /// leave it without the cursor's column showing it: a pending wrap kept
+    /// through tabulation backwards (the next character wraps), a cursor
+    /// saved with a wrap pending and restored (on either screen), reverse
+    /// wraparound (45, 1045; from the home position, and outside the scroll
+    /// region) and left and right margins (DECSLRM).
+    #[test]
+    fn kept_rows_see_output_leave_the_row() {
+        check_kept_rows(KeptRows {
+            seed: 0x2545_f491_4f6c_dd1d,
+            cases: 300,
+            wide_cut_resized: false,
+            extra: &[
+                b"\x1b[Z",
+                b"\x1b[?45h",
+                b"\x1b[?1045h",
+                b"\x1b[?69h\x1b[2;5s",
+                b"\x1b[?45;1045l",
+                b"\x1b[?69l",
+                b"\x1b7",
+                b"\x1b8",
+                b"\x1b[s",
+                b"\x1b[u",
+                b"\x1b[99Cx\x1b7",
+                b"\x1b[99Cx\x1b[s",
+                b"\x1b[H\x08",
+                b"\x1b[H\x08\x08the end",
+                b"\x1b[2;3r",
+                b"\x1b[r",
+            ],
+        });
+        // The same with the wide screens, cuts and resizes.
+        check_kept_rows(KeptRows {
+            seed: 0x5851_f42d_4c95_7f2d,
+            cases: 200,
+            wide_cut_resized: true,
+            extra: &[
+                b"\x1b[?45h",
+                b"\x1b[?1045h",
+                b"\x1b[?45;1045l",
+                b"\x1b7",
+                b"\x1b8",
+                b"\x1b[s",
+                b"\x1b[u",
+                b"\x1b[99Cx\x1b7",
+                b"\x1b[H\x08",
+                b"\x1b[2;3r",
+                b"\x1b[r",
+            ],
+        });
     }
 
     /// Output of a program that mixes floods with everything else: colours,

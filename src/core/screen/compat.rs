@@ -1646,23 +1646,36 @@ impl Compat {
 
     /// Backspace or CUB by `n` with reverse wraparound on (mode 45, or 1045
     /// for any row), as xterm's `CursorBack`: past the left margin the
-    /// cursor goes on from the end of the row above, when that row wrapped
-    /// into this one (mode 45) or always, from the top margin round to the
-    /// bottom one (mode 1045); with a wrap pending the first step only ends
-    /// it. vt100 has been fed everything before the control.
+    /// cursor goes on from the right margin of the row above, when that row
+    /// wrapped into this one (mode 45) or always, from the top margin round
+    /// to the bottom one (mode 1045); with a wrap pending the first step
+    /// only ends it. The scroll margins bound the way back wherever the
+    /// cursor is, as xterm's `ScrnTopMargin` and `ScrnBottomMargin` (the
+    /// margins themselves) do: with mode 45 the cursor stops on the top
+    /// margin's row, also from above it (it moves down to it); with mode
+    /// 1045 from below the region it goes up to the top margin and on from
+    /// the bottom one. Where mode 1045 takes xterm's cursor up from the
+    /// first row, above the region, it leaves the screen (row -1); here it
+    /// goes on from the end of the screen, as the original mode 45 that
+    /// mode 1045 imitates did. The left and right margins (DECLRMM) bound the columns, the
+    /// left one only for a cursor not already left of it. vt100 has been fed
+    /// everything before the control.
     fn cursor_back(&mut self, run: &mut Run<'_, '_>, n: u16) {
         let screen = run.parser.screen();
         let (start_row, vt_col) = screen.cursor_position();
-        // The scroll margins bound the way back when the cursor is between
-        // them; from outside, the screen's edges do (as for CUU and CUD).
-        let (top, bottom) = match self.region(run.parser) {
-            (top, bottom) if (top..=bottom).contains(&start_row) => (top, bottom),
-            _ => (0, screen.size().0.get() - 1),
+        let (top, bottom) = self.region(run.parser);
+        let last_row = i32::from(screen.size().0.get()) - 1;
+        let (left, right) = match self.lr {
+            Some((left, right)) => (left, right),
+            None => (0, self.cols - 1),
         };
-        let right = i32::from(self.cols) - 1;
+        let at = vt_col.min(self.cols - 1);
+        // A cursor already left of the left margin may go to column 0.
+        let left = if at < left { 0 } else { i32::from(left) };
+        let right = i32::from(right);
         let any = self.reverse_wrap_any;
         let wrap_flag = vt_col >= self.cols || self.held_wrap;
-        let (mut row, mut col) = (i32::from(start_row), i32::from(vt_col).min(right));
+        let (mut row, mut col) = (i32::from(start_row), i32::from(at));
         let (top, bottom) = (i32::from(top), i32::from(bottom));
         let mut count = i32::from(n);
         if count > 0 {
@@ -1674,14 +1687,18 @@ impl Compat {
         }
         let mut row_checked = false;
         loop {
-            if col < 0 {
+            if col < left {
                 if any {
                     col = right;
                     if row == top {
                         row = bottom + 1;
+                    } else if row == 0 {
+                        // Above the region xterm's cursor would leave the
+                        // screen; on from its end, as mode 1045 imitates.
+                        row = last_row + 1;
                     }
                 } else if row <= top {
-                    col = 0;
+                    col = left;
                     row = top;
                     break;
                 }
@@ -1694,7 +1711,7 @@ impl Compat {
                     let wrapped = u16::try_from(row).is_ok_and(|r| screen.row_wrapped(r));
                     if !any && !wrapped {
                         row += 1;
-                        col = 0;
+                        col = left;
                         break;
                     }
                     col = right;
@@ -1709,8 +1726,7 @@ impl Compat {
         let (row, col) = (row.max(0) as u16, col.max(0) as u16);
         self.reset_wrap();
         self.maybe_wrap = false;
-        let region_top = self.region(run.parser).0;
-        run.inject(self.goto(row, col, region_top).as_bytes());
+        run.inject(self.goto(row, col, top as u16).as_bytes());
     }
 
     /// Puts vt100's cursor one past the last column of `row`, a wrap
@@ -2506,5 +2522,28 @@ mod tests {
         let s = snap(format!("\x1b[?45hx\r\n{a}\x1b[2;1H\x1b[M\r\x08Z").as_bytes());
         assert_eq!(&s.lines[..2], ["x", "Z"]);
         assert_eq!(cursor(&s), (1, 1));
+    }
+
+    #[test]
+    fn reverse_wraparound_keeps_to_the_margins() {
+        // Left and right margins (columns 3 to 6): mode 45 stops at the left
+        // margin; mode 1045 goes on from the right margin of the row above.
+        let s = snap(b"\x1b[?69h\x1b[3;6s\x1b[?45h\x1b[2;3H\x08X");
+        assert_eq!(cursor(&s), (1, 3));
+        let s = snap(b"\x1b[?69h\x1b[3;6s\x1b[?1045h\x1b[2;3H\x08X");
+        assert_eq!(s.lines[0], "     X");
+        // Left of the left margin the cursor may go to column 0.
+        let s = snap(b"\x1b[?69h\x1b[3;6s\x1b[?45h\x1b[2;2H\x08\x08X");
+        assert_eq!(s.lines[1], "X");
+        // Scroll margins rows 3 to 4: mode 45 from above them goes to the
+        // top margin; mode 1045 from the top margin goes on from the bottom
+        // one, and from the first row (above them) from the end of the
+        // screen.
+        let s = snap(b"\x1b[3;4r\x1b[?45h\x1b[1;1H\x08X");
+        assert_eq!(cursor(&s), (2, 1));
+        let s = snap(b"\x1b[3;4r\x1b[?1045h\x1b[3;1H\x08X");
+        assert_eq!(s.lines[3], format!("{}X", " ".repeat(79)));
+        let s = snap(b"\x1b[3;4r\x1b[?1045h\x1b[1;1H\x08X");
+        assert_eq!(s.lines[23], format!("{}X", " ".repeat(79)));
     }
 }
