@@ -85,6 +85,32 @@ impl<'e> Opts<'e> {
         }
     }
 
+    /// A path option; a path with a NUL character is `ERR_INVALID_ARG`.
+    pub fn path(&mut self, key: &'static str) -> CoreResult<Option<std::path::PathBuf>> {
+        let path = self.string(key)?.map(std::path::PathBuf::from);
+        if let Some(p) = path
+            .as_ref()
+            .filter(|p| p.as_os_str().as_encoded_bytes().contains(&0))
+        {
+            return Err(CoreError::invalid_arg(format!(
+                "{}.{key} must not contain NUL characters, got {p:?}",
+                self.what
+            )));
+        }
+        Ok(path)
+    }
+
+    /// The terminal size, `cols` and `rows` (80×24 when not given), checked
+    /// as the screen checks it.
+    pub fn size(&mut self) -> CoreResult<(u16, u16)> {
+        let cols = self.number("cols")?.unwrap_or(80.0);
+        let rows = self.number("rows")?.unwrap_or(24.0);
+        crate::core::screen::validate_size(cols, rows).map_err(|mut e| {
+            e.message = format!("{}.{}", self.what, e.message);
+            e
+        })
+    }
+
     /// A number option (finite).
     pub fn number(&mut self, key: &'static str) -> CoreResult<Option<f64>> {
         match self.get(key)? {

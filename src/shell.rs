@@ -18,7 +18,6 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 
 use crate::cancel::CancelToken;
-use crate::core::screen;
 use crate::core::shell::{self as core_shell, RunOptions, RunResult, Shell, ShellOptions};
 use crate::core::{Error as CoreError, Result as CoreResult};
 use crate::error::{IntoJs, js_error};
@@ -190,22 +189,9 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
     if let Some(name) = &shell {
         core_shell::check_shell_name(name)?;
     }
-    let cwd = opts.string("cwd")?.map(PathBuf::from);
+    let cwd = opts.path("cwd")?;
     let vars = opts.env("env")?.unwrap_or_default();
-    if let Some(cwd) = cwd
-        .as_ref()
-        .filter(|c| c.as_os_str().as_encoded_bytes().contains(&0))
-    {
-        return Err(CoreError::invalid_arg(format!(
-            "options.cwd must not contain NUL characters, got {cwd:?}"
-        )));
-    }
-    let cols = opts.number("cols")?.unwrap_or(80.0);
-    let rows = opts.number("rows")?.unwrap_or(24.0);
-    let (cols, rows) = screen::validate_size(cols, rows).map_err(|mut e| {
-        e.message = format!("options.{}", e.message);
-        e
-    })?;
+    let (cols, rows) = opts.size()?;
     let session_env = opts.string_map("sessionEnv")?.unwrap_or_default();
     let snapshot = opts.string("snapshotPath")?.map(PathBuf::from);
     opts.finish()?;
