@@ -54,7 +54,12 @@ describe('npm run docs without a hosted remote', () => {
     for (const dir of [noRemote, noGit]) {
       for (const file of files) {
         mkdirSync(dirname(join(dir, file)), { recursive: true })
-        cpSync(join(repo, file), join(dir, file))
+        try {
+          cpSync(join(repo, file), join(dir, file))
+        } catch (err) {
+          // A file another test wrote and removed meanwhile.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
       }
     }
     git(noRemote, 'init', '-q')
