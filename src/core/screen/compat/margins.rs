@@ -13,18 +13,9 @@
 //! cells; the layer moves them itself, printing each moved cell again with
 //! its own attributes (or erasing it with them when it is empty).
 
-use super::{Compat, Parser, Run, cancel, clamp_pending_wrap, sgr_of_cell, sgr_of_pen};
-
-/// A cell as it was read: what it shows and its attributes.
-#[derive(Debug, Clone)]
-struct Copied {
-    /// The character with its combining marks; empty for a blank cell.
-    text: String,
-    /// The SGR sequence that sets its attributes.
-    sgr: Vec<u8>,
-    /// Two columns wide (the next cell is its second half).
-    wide: bool,
-}
+use super::cells::{Copied, pen};
+use super::wrap::clamp_pending_wrap;
+use super::{Compat, Parser, Run, cancel};
 
 /// The cells `from..=to` of `row`, one per column: `None` for the second
 /// half of a wide character whose first half is in the range.
@@ -36,19 +27,9 @@ fn copy_cells(parser: &Parser, row: u16, from: u16, to: u16) -> Vec<Option<Copie
             if cell.is_wide_continuation() && col > from {
                 return None;
             }
-            let sgr = sgr_of_cell(cell);
             // The second half of a wide character whose first half is left
             // of the range shows as a blank.
-            let shown = cell.has_contents() && !cell.is_wide_continuation();
-            Some(Copied {
-                text: if shown {
-                    cell.contents().to_owned()
-                } else {
-                    String::new()
-                },
-                sgr,
-                wide: cell.is_wide() && shown,
-            })
+            Some(Copied::of(cell, !cell.is_wide_continuation()))
         })
         .collect()
 }
@@ -265,7 +246,7 @@ impl Compat {
 
     /// Blank cells `from..=to` with the pen's colours.
     fn blank_row(&self, parser: &Parser, from: u16, to: u16) -> Vec<Option<Copied>> {
-        let pen = sgr_of_pen(parser.screen());
+        let pen = pen(parser.screen());
         (from..=to)
             .map(|_| {
                 Some(Copied {
@@ -288,7 +269,7 @@ impl Compat {
         rows: &[Vec<Option<Copied>>],
     ) {
         let (row, vt_col) = parser.screen().cursor_position();
-        let pen = sgr_of_pen(parser.screen());
+        let pen = pen(parser.screen());
         let top = self.region(parser).0;
         let mut seq = Vec::new();
         for (k, cells) in rows.iter().enumerate() {
@@ -305,8 +286,7 @@ impl Compat {
                 };
                 match step {
                     Some(cell) if !cell.text.is_empty() => {
-                        seq.extend_from_slice(&cell.sgr);
-                        seq.extend_from_slice(cell.text.as_bytes());
+                        cell.print_to(&mut seq);
                         let width = if cell.wide { 2 } else { 1 };
                         col += width;
                         at += usize::from(width);
