@@ -4,6 +4,7 @@
 
 import type { Mouse } from './mouse.js'
 import type { ScreenshotOptions } from './svg.js'
+import type { SandboxInfo, SandboxOption } from './sandbox.js'
 
 /** How to start a program in a pseudo-terminal. */
 export interface PtyOptions {
@@ -64,6 +65,17 @@ export interface PtyOptions {
    * written is `ERR_INVALID_ARG` and the program is not started.
    */
   record?: string
+  /**
+   * Confine the program and everything it starts: `'read-only'` (write nowhere but a private
+   * temporary folder), `'workspace-write'` (also `cwd` and `roots`, with `.git` kept read-only),
+   * or `'off'`. The network is on unless `network: false`. Applied in the child before it
+   * executes the program (Landlock, seccomp, no-new-privs and dropped capabilities on Linux; a
+   * Seatbelt profile on macOS); this process is never confined. A system that lacks what the
+   * sandbox needs rejects with `ERR_SANDBOX_UNAVAILABLE` naming it, unless
+   * `ifUnavailable: 'warn'`. See docs/agents.md, "Sandbox".
+   * @default 'off'
+   */
+  sandbox?: SandboxOption
 }
 
 /** Cells of one row that share colours and attributes. */
@@ -348,6 +360,8 @@ export declare class PtySession {
   readonly exited: Promise<PtyExit>
   /** Process id of the program; `null` before `start`. */
   readonly pid: number | null
+  /** The sandbox the program runs under; `null` before `start` and for `sandbox: 'off'`. */
+  readonly sandbox: SandboxInfo | null
   /** True from `start` until the exit was delivered. */
   readonly running: boolean
   /**

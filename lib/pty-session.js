@@ -153,6 +153,10 @@ class PtySession {
     return this.#native.pid
   }
 
+  get sandbox() {
+    return this.#native.sandbox()
+  }
+
   get running() {
     return this.#native.running
   }

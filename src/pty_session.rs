@@ -33,7 +33,8 @@ mod objects;
 mod start_options;
 
 use objects::{
-    CapturedOutput, InputState, InputWait, PtyExit, PtyIncident, ReadResult, SettledSnapshot,
+    CapturedOutput, InputState, InputWait, PtyExit, PtyIncident, ReadResult, SandboxInfo,
+    SettledSnapshot,
     WrittenInput,
 };
 pub use objects::{ScreenSnapshot, StyledScreen};
@@ -172,6 +173,13 @@ impl NativeSession {
     #[napi(catch_unwind)]
     pub fn foreground_name(&self) -> Option<String> {
         self.session.as_ref()?.foreground_name()
+    }
+
+    /// The sandbox the program runs under; `null` before `start` and
+    /// without one.
+    #[napi(catch_unwind)]
+    pub fn sandbox(&self) -> Option<SandboxInfo> {
+        self.session.as_ref()?.sandbox().map(SandboxInfo::from)
     }
 
     /// Process id of the program (`null` before `start`).

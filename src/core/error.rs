@@ -32,6 +32,9 @@ pub enum ErrorCode {
     /// A mouse event was sent to a program that has not enabled mouse
     /// reporting (it would read the report as typed characters).
     MouseOff,
+    /// The sandbox asked for cannot be applied: the kernel lacks what it
+    /// needs (Landlock, or its ABI for a rule), named in the message.
+    SandboxUnavailable,
     /// An unexpected operating-system failure (not one of the cases above).
     Internal,
 }
@@ -51,6 +54,7 @@ impl ErrorCode {
             ErrorCode::InvalidInput => "ERR_INVALID_INPUT",
             ErrorCode::Limit => "ERR_LIMIT",
             ErrorCode::MouseOff => "ERR_MOUSE_OFF",
+            ErrorCode::SandboxUnavailable => "ERR_SANDBOX_UNAVAILABLE",
             ErrorCode::Internal => "ERR_INTERNAL",
         }
     }

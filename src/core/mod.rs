@@ -21,6 +21,8 @@
 //! - [`input_state`]: whether the foreground job is blocked reading the
 //!   terminal (`/proc` with the observed program's syscall table on Linux;
 //!   the quiet fallback on macOS).
+//! - [`sandbox`]: where a program may write and connect (Landlock, seccomp,
+//!   Seatbelt), applied in the child before `execve`.
 //! - [`fds`]: what another process's file descriptors refer to (Linux `/proc`, macOS `proc_pidfdinfo`).
 //! - [`tools`]: interactive tool specs, schemas and the handle state machine.
 //! - [`time`]: caller-given durations checked, deadlines that cannot overflow.
@@ -41,6 +43,8 @@ mod pty_child;
 mod pty_fork;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pty_spawn;
+#[cfg(unix)]
+pub mod sandbox;
 pub mod screen;
 pub mod session;
 pub mod shell;

@@ -1,9 +1,11 @@
 //! Starting a program on a pseudo-terminal as another user and group
-//! ([`SpawnOptions::run_as`](crate::core::session::SpawnOptions::run_as)).
+//! ([`SpawnOptions::run_as`](crate::core::session::SpawnOptions::run_as)),
+//! or in a sandbox ([`SpawnOptions::sandbox`](crate::core::session::SpawnOptions::sandbox)).
 //!
-//! Why `fork`: `posix_spawn` cannot change the user, and portable-pty's
-//! `CommandBuilder` has no way to either. So this path forks the process and
-//! the child does, in order:
+//! Why `fork`: `posix_spawn` cannot change the user or confine the program
+//! (it runs no code of ours between its `clone` and the `execve`), and
+//! portable-pty's `CommandBuilder` has no way to either. So this path forks
+//! the process and the child does, in order:
 //!
 //! - every signal back to its default disposition (Node ignores `SIGPIPE`
 //!   and `SIGXFSZ`, and `SIG_IGN` survives `execve`) and then an empty signal
@@ -12,6 +14,9 @@
 //! - `setsid`, then the slave opened by its path (on Linux a session leader
 //!   without a controlling terminal acquires the terminal it opens;
 //!   `TIOCSCTTY` makes it so elsewhere) as fds 0, 1 and 2;
+//! - the sandbox, when there is one ([`sandbox::Prepared::apply_in_child`]:
+//!   system calls on what the parent prepared; it closes its own Landlock
+//!   descriptor, so it comes before the others are closed);
 //! - every other descriptor closed (`close_range` on Linux 5.9+, else one
 //!   `close` per possible descriptor), so nothing the Node process opened
 //!   without `O_CLOEXEC` reaches the program;
@@ -35,17 +40,23 @@ use std::path::Path;
 
 use super::proc_tree::Pid;
 use super::pty_child::{BOURNE_SHELL, Program, null_terminated};
+use super::sandbox;
 use super::session::RunAs;
 
 /// Highest descriptor closed one by one where `close_range` is missing.
 const CLOSE_LOOP_MAX: c_int = 65536;
 
-/// Starts `what` as user and group `run_as`, a session leader whose stdin,
-/// stdout, stderr and controlling terminal are the pty slave at `tty`;
-/// returns its pid. Errors carry the errno of the step that failed
-/// (`EPERM` for `setuid` without the right to, `ENOENT` for the program, ...)
-/// or `InvalidInput` for a NUL byte.
-pub(crate) fn spawn_as(tty: &Path, what: &Program<'_>, run_as: RunAs) -> io::Result<Pid> {
+/// Starts `what` as user and group `run_as` (when given) and in `sandbox`
+/// (when given), a session leader whose stdin, stdout, stderr and
+/// controlling terminal are the pty slave at `tty`; returns its pid. Errors
+/// carry the errno of the step that failed (`EPERM` for `setuid` without the
+/// right to, `ENOENT` for the program, ...) or `InvalidInput` for a NUL byte.
+pub(crate) fn spawn_forked(
+    tty: &Path,
+    what: &Program<'_>,
+    run_as: Option<RunAs>,
+    sandbox: Option<&sandbox::Prepared>,
+) -> io::Result<Pid> {
     let c = what.to_c()?;
     let tty = std::ffi::CString::new(tty.as_os_str().as_bytes())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
@@ -55,7 +66,7 @@ pub(crate) fn spawn_as(tty: &Path, what: &Program<'_>, run_as: RunAs) -> io::Res
     let (read_end, write_end) = error_pipe()?;
     // SAFETY: geteuid has no preconditions.
     let as_root = unsafe { libc::geteuid() } == 0;
-    let groups = [run_as.gid as libc::gid_t];
+    let groups = [run_as.map_or(0, |r| r.gid) as libc::gid_t];
 
     let mut all = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
     let mut old = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
@@ -77,6 +88,7 @@ pub(crate) fn spawn_as(tty: &Path, what: &Program<'_>, run_as: RunAs) -> io::Res
             cwd: &c.cwd,
             groups: as_root.then_some(&groups[..]),
             run_as,
+            sandbox,
             report: write_end.as_raw_fd(),
         };
         // SAFETY: in the child of a fork, with every signal blocked.
@@ -154,7 +166,8 @@ struct Child<'a> {
     cwd: &'a std::ffi::CStr,
     /// The supplementary groups to set (when running as root).
     groups: Option<&'a [libc::gid_t]>,
-    run_as: RunAs,
+    run_as: Option<RunAs>,
+    sandbox: Option<&'a sandbox::Prepared>,
     report: RawFd,
 }
 
@@ -211,19 +224,27 @@ impl Child<'_> {
             if tty > 2 {
                 libc::close(tty);
             }
+            if let Some(sandbox) = self.sandbox
+                && let Err(e) = sandbox.apply_in_child()
+            {
+                *errno() = e;
+                self.fail();
+            }
             self.close_others();
             if libc::chdir(self.cwd.as_ptr()) < 0 {
                 self.fail();
             }
-            if let Some(groups) = self.groups
-                && libc::setgroups(groups.len() as _, groups.as_ptr()) < 0
-            {
-                self.fail();
-            }
-            if libc::setgid(self.run_as.gid as libc::gid_t) < 0
-                || libc::setuid(self.run_as.uid as libc::uid_t) < 0
-            {
-                self.fail();
+            if let Some(run_as) = self.run_as {
+                if let Some(groups) = self.groups
+                    && libc::setgroups(groups.len() as _, groups.as_ptr()) < 0
+                {
+                    self.fail();
+                }
+                if libc::setgid(run_as.gid as libc::gid_t) < 0
+                    || libc::setuid(run_as.uid as libc::uid_t) < 0
+                {
+                    self.fail();
+                }
             }
             libc::execve(
                 self.program.as_ptr(),
@@ -324,7 +345,7 @@ mod tests {
             cwd: Path::new("/"),
             add_shell: false,
         };
-        let pid = spawn_as(Path::new(&pair.name), &program, run_as)?;
+        let pid = spawn_forked(Path::new(&pair.name), &program, Some(run_as), None)?;
         drop(pair.slave);
         let mut out = Vec::new();
         let mut buf = [0u8; 4096];
@@ -394,7 +415,7 @@ mod tests {
             cwd: Path::new("/"),
             add_shell: false,
         };
-        let err = spawn_as(Path::new(&pair.name), &program, me()).unwrap_err();
+        let err = spawn_forked(Path::new(&pair.name), &program, Some(me()), None).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
     }
 }

@@ -173,6 +173,46 @@ pub struct SettledSnapshot {
     pub screen: ScreenSnapshot,
 }
 
+/// The sandbox a program runs under (`PtySession.sandbox`).
+#[napi(object)]
+pub struct SandboxInfo {
+    /// `'read-only'` or `'workspace-write'`.
+    pub mode: String,
+    /// The program may use the network (sockets other than Unix ones).
+    pub network: bool,
+    /// Where it may write (resolved), its temporary folder last.
+    pub writable: Vec<String>,
+    /// What stays read-only inside those (`.git`), resolved.
+    pub read_only: Vec<String>,
+    /// Its private temporary folder (`TMPDIR`), removed when the session ends.
+    pub temp_dir: String,
+    /// What this system could not enforce (only with `ifUnavailable: 'warn'`).
+    pub missing: Vec<String>,
+    /// One line for statuses: `'workspace-write, network on'`.
+    pub summary: String,
+}
+
+impl From<&crate::core::sandbox::Applied> for SandboxInfo {
+    fn from(a: &crate::core::sandbox::Applied) -> Self {
+        let text = |p: &std::path::PathBuf| p.to_string_lossy().into_owned();
+        let mut summary = a.policy.describe();
+        if !a.missing.is_empty() {
+            summary.push_str(" (partly: ");
+            summary.push_str(&a.missing.join("; "));
+            summary.push(')');
+        }
+        SandboxInfo {
+            mode: a.policy.mode.as_str().to_owned(),
+            network: a.policy.network,
+            writable: a.writable.iter().map(text).collect(),
+            read_only: a.read_only.iter().map(text).collect(),
+            temp_dir: text(&a.temp_dir),
+            missing: a.missing.clone(),
+            summary,
+        }
+    }
+}
+
 /// Whether the program waits for input (`PtySession.inputState()`).
 #[napi(object, use_nullable = true)]
 pub struct InputState {

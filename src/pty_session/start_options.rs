@@ -57,6 +57,7 @@ pub fn spawn_options(
         path => path.map(std::path::PathBuf::from),
     };
     let answer_queries = opts.bool("answerQueries")?.unwrap_or(true);
+    let sandbox = opts.sandbox("sandbox")?;
     // Bridged to a CancelToken by the JS layer.
     opts.skip("signal");
     Ok(SpawnOptions {
@@ -74,6 +75,7 @@ pub fn spawn_options(
         timeout,
         record,
         answer_queries,
+        sandbox,
         ..SpawnOptions::default()
     })
 }

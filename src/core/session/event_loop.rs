@@ -65,6 +65,9 @@ pub(super) struct Loop {
     /// flood was being read ([`Wake::Flood`]): the next `poll` does not sleep,
     /// and if it finds nothing to read the listener is woken.
     pub(super) wake_owed: bool,
+    /// The sandboxed program's private temporary folder, removed when the
+    /// loop ends (after the exit and the drain).
+    pub(super) _sandbox_temp: Option<crate::core::sandbox::TempDir>,
 }
 
 impl Loop {

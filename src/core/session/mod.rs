@@ -180,6 +180,9 @@ pub struct SpawnOptions {
     /// starts, over the kernel's defaults (`ICRNL | IXON`): node-pty sets
     /// `IUTF8` (for UTF-8), `IXANY` and `IMAXBEL`. 0 changes nothing.
     pub input_flags: libc::tcflag_t,
+    /// The sandbox the program runs in (default: off). See
+    /// [`crate::core::sandbox`].
+    pub sandbox: crate::core::sandbox::Policy,
 }
 
 /// The user and group a program runs as ([`SpawnOptions::run_as`]).
@@ -231,6 +234,7 @@ impl Default for SpawnOptions {
             exact_env: false,
             run_as: None,
             input_flags: 0,
+            sandbox: crate::core::sandbox::Policy::default(),
         }
     }
 }
@@ -338,6 +342,11 @@ impl Session {
     /// The program's process id.
     pub fn pid(&self) -> Pid {
         self.pid
+    }
+
+    /// The sandbox the program runs under, `None` when it runs without one.
+    pub fn sandbox(&self) -> Option<&crate::core::sandbox::Applied> {
+        self.shared.sandbox.as_ref()
     }
 
     /// True until the exit was published (the program exited and its output

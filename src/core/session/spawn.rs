@@ -21,6 +21,7 @@ use super::sys::{ExitWatch, Waker, set_nonblocking};
 use super::{Outbox, PipeOptions, Session, SpawnOptions};
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::proc_tree::{Pid, ProcRef};
+use crate::core::sandbox;
 use crate::core::time;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;
@@ -62,7 +63,7 @@ impl Session {
     /// Output is kept for a listener from the first byte (unless
     /// `stream_output` is off); attach one with [`Session::attach`].
     pub fn spawn(opts: SpawnOptions) -> Result<Session> {
-        let prepared = prepare(&opts)?;
+        let mut prepared = prepare(&opts)?;
         // Before the program starts: a recording that cannot be written
         // fails the spawn, and nothing runs.
         let recorder = match &opts.record {
@@ -81,6 +82,11 @@ impl Session {
                 }
                 return Err(err);
             }
+        };
+        let sandbox = prepared.sandbox.take().map(|s| s.into_applied());
+        let (sandbox, sandbox_temp) = match sandbox {
+            Some((applied, temp)) => (Some(applied), Some(temp)),
+            None => (None, None),
         };
         let exit_watch = ExitWatch::new(pid).map_err(|e| Error::io("watch for exit", &e))?;
         let waker = Waker::new().map_err(|e| Error::io("create wake descriptor", &e))?;
@@ -132,6 +138,7 @@ impl Session {
             waker,
             recorder: recorder.map(Mutex::new),
             terminal: OnceLock::new(),
+            sandbox,
         });
         let session_loop = Loop {
             shared: shared.clone(),
@@ -149,6 +156,7 @@ impl Session {
             termination: None,
             hold_seen: None,
             wake_owed: false,
+            _sandbox_temp: sandbox_temp,
         };
         std::thread::Builder::new()
             .name(format!("ptypilot-session-{pid}"))
@@ -188,6 +196,8 @@ pub(super) struct Prepared {
     /// The child gets `env` as it is (no `SHELL` added).
     exact_env: bool,
     run_as: Option<super::RunAs>,
+    /// The sandbox, ready for the child (`None`: off).
+    pub(super) sandbox: Option<sandbox::Prepared>,
 }
 
 pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
@@ -226,7 +236,8 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         )));
     }
     let cwd = resolve_cwd(opts.cwd.as_deref())?;
-    let env = build_env(opts);
+    let mut env = build_env(opts);
+    let sandbox = sandbox::prepare(&opts.sandbox, &cwd, &mut env)?;
     let path_env = env
         .iter()
         .find(|(k, _)| k == "PATH")
@@ -261,6 +272,7 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
         cwd,
         exact_env: opts.exact_env,
         run_as: opts.run_as,
+        sandbox,
     })
 }
 
@@ -500,20 +512,31 @@ pub(super) fn spawn_on_pty(
     prepared: &Prepared,
 ) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
     let path = || prepared.program.display().to_string();
+    let wrapped = prepared
+        .sandbox
+        .as_ref()
+        .and_then(|s| s.wrap_argv(&prepared.program, &prepared.argv));
+    let (program_path, argv) = match &wrapped {
+        Some((program, argv)) => (program.as_path(), argv.as_slice()),
+        None => (prepared.program.as_path(), prepared.argv.as_slice()),
+    };
     let program = crate::core::pty_child::Program {
-        program: &prepared.program,
-        argv: &prepared.argv,
+        program: program_path,
+        argv,
         env: &prepared.env,
         cwd: &prepared.cwd,
         add_shell: !prepared.exact_env,
     };
-    if let Some(run_as) = prepared.run_as {
+    // A sandbox applied in the child needs code of ours between fork and
+    // exec, as a change of user does: `posix_spawn` runs none.
+    let in_child = prepared.sandbox.as_ref().filter(|_| wrapped.is_none());
+    if prepared.run_as.is_some() || in_child.is_some() {
         let tty = pair
             .master
             .tty_name()
             .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty has no name to open it by"))?;
-        let pid = crate::core::pty_fork::spawn_as(&tty, &program, run_as)
-            .map_err(|e| Error::spawn("spawn", path(), &e))?;
+        let pid = crate::core::pty_fork::spawn_forked(&tty, &program, prepared.run_as, in_child)
+            .map_err(|e| spawn_error(prepared, path(), &e))?;
         return Ok((None, pid));
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -524,7 +547,7 @@ pub(super) fn spawn_on_pty(
             .map_err(|e| Error::spawn("spawn", path(), &e))?;
         return Ok((None, pid));
     }
-    let mut builder = CommandBuilder::from_argv(prepared.argv.clone());
+    let mut builder = CommandBuilder::from_argv(argv.to_vec());
     builder.env_clear();
     for (k, v) in &prepared.env {
         builder.env(k, v);
@@ -553,9 +576,17 @@ pub(super) fn spawn_on_pty(
 pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    let mut cmd = std::process::Command::new(&prepared.program);
-    cmd.arg0(&prepared.argv[0])
-        .args(&prepared.argv[1..])
+    let wrapped = prepared
+        .sandbox
+        .as_ref()
+        .and_then(|s| s.wrap_argv(&prepared.program, &prepared.argv));
+    let (program, argv) = match &wrapped {
+        Some((program, argv)) => (program.as_path(), argv.as_slice()),
+        None => (prepared.program.as_path(), prepared.argv.as_slice()),
+    };
+    let mut cmd = std::process::Command::new(program);
+    cmd.arg0(&argv[0])
+        .args(&argv[1..])
         .env_clear()
         .envs(prepared.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&prepared.cwd)
@@ -570,9 +601,28 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
     if let Some(run_as) = prepared.run_as {
         cmd.uid(run_as.uid).gid(run_as.gid);
     }
+    if wrapped.is_none()
+        && let Some(sandbox) = &prepared.sandbox
+    {
+        // `pre_exec` takes a 'static closure; `cmd` runs it only within
+        // `spawn` below, while `prepared` lives, so the address stays valid.
+        let address = sandbox as *const sandbox::Prepared as usize;
+        // SAFETY: the closure runs in the child after fork and makes system
+        // calls only (see `apply_in_child`). Every descriptor from 3 on is
+        // then marked close-on-exec: std closes none, and the program must
+        // inherit only its three pipes.
+        unsafe {
+            cmd.pre_exec(move || {
+                let sandbox = &*(address as *const sandbox::Prepared);
+                sandbox.apply_in_child().map_err(std::io::Error::from_raw_os_error)?;
+                close_on_exec_from(3);
+                Ok(())
+            });
+        }
+    }
     let mut child = cmd
         .spawn()
-        .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;
+        .map_err(|e| spawn_error(prepared, prepared.program.display().to_string(), &e))?;
     let pid = child.id() as Pid;
     let stdout: OwnedFd = child.stdout.take().expect("piped stdout").into();
     let stderr: OwnedFd = child.stderr.take().expect("piped stderr").into();
@@ -592,4 +642,32 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
         },
         pid,
     ))
+}
+
+/// `ERR_SPAWN` for `path`; with a sandbox, a failure before the program
+/// ran is the sandbox's (`ERR_SANDBOX_UNAVAILABLE` naming the errno), since
+/// the child applies it before `execve` and reports the step that failed.
+fn spawn_error(prepared: &Prepared, path: String, err: &std::io::Error) -> Error {
+    match sandbox::failed_step(err).filter(|_| prepared.sandbox.is_some()) {
+        Some(errno) => {
+            let os = std::io::Error::from_raw_os_error(errno);
+            sandbox::unavailable(&format!(
+                "applying it to the program failed ({}: {os})",
+                crate::core::error::errno_name(errno)
+            ))
+        }
+        None => Error::spawn("spawn", path, err),
+    }
+}
+
+/// Marks every descriptor from `first` on close-on-exec (`close_range`
+/// with `CLOSE_RANGE_CLOEXEC`, Linux 5.11); async-signal-safe.
+fn close_on_exec_from(first: u32) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: close_range takes plain integers.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, first, u32::MAX, libc::CLOSE_RANGE_CLOEXEC);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = first;
 }

@@ -51,6 +51,8 @@ pub(super) struct Shared {
     /// The terminal's slave path and device number, found at the first look
     /// at the program's input state (`None` inside when they cannot be).
     pub(super) terminal: OnceLock<Option<(CString, u64)>>,
+    /// The sandbox the program runs under (`None`: off).
+    pub(super) sandbox: Option<crate::core::sandbox::Applied>,
 }
 
 /// What reading and processing output needs besides [`Inner`].

@@ -1,0 +1,82 @@
+'use strict'
+// The sandbox's refusals, named for the model: a tool reply says
+// "the sandbox refused: write /home/u/.bashrc (outside the workspace)" where
+// the program's output shows an error the sandbox caused. The kernel refuses
+// with a bare errno (EACCES from Landlock, EROFS from a read-only mount,
+// EPERM from seccomp); the kernel's own record of it (Landlock's audit log,
+// ABI 7) reaches only the audit daemon, which a library may not switch on for
+// the whole machine, so the program's own error is read: its message and the
+// path it names, checked against where the sandbox lets it write.
+
+const path = require('node:path')
+
+const DENIED = /Permission denied|permission denied|Read-only file system|read-only file system|Operation not permitted|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]/
+const NETWORK_WORDS = /socket|connect|urlopen|network|https?:|curl|wget|fetch|getaddrinfo|resolve|\bnpm\b|\bpip\b/i
+const NO_RESOLVER = /Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo E/
+const QUOTED = /[‘'"`“]([^'"`’”\n]+)['"’”]/g
+const PATHLIKE = /(?:^|[\s:=(])((?:~|\.{1,2})?\/[^\s:'"`’,;)]*|[\w.+-]+\/[^\s:'"`’,;)]*)/g
+const ENDPOINT = /(https?:\/\/[^\s'">)]+)|\b((?:\d{1,3}\.){3}\d{1,3}|localhost|\[[0-9a-fA-F:]+\]):(\d{1,5})\b/
+
+/** True when `p` is `dir` or inside it. */
+function within(p, dir) {
+  const rel = path.relative(dir, p)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/** The paths a line names, quoted ones first. */
+function pathsIn(line) {
+  const found = []
+  for (const m of line.matchAll(QUOTED)) if (m[1].includes('/') || m[1].startsWith('.')) found.push(m[1])
+  for (const m of line.matchAll(PATHLIKE)) if (!found.includes(m[1]) && m[1] !== '/') found.push(m[1])
+  return found
+}
+
+/** The refusal a file error on `p` (absolute) is, or null when the sandbox allows writing there. */
+function fileRefusal(p, sandbox) {
+  if (/^\/proc\/\d+\//.test(p) && !p.startsWith('/proc/self/')) return `read ${p} (a process outside the sandbox)`
+  const readOnly = sandbox.readOnly.find((dir) => within(p, dir))
+  if (readOnly !== undefined) return `write ${p} (${path.basename(readOnly)} is read-only in the sandbox)`
+  if (sandbox.writable.some((dir) => within(p, dir))) return null
+  return `write ${p} (${sandbox.mode === 'read-only' ? 'the sandbox is read-only' : 'outside the workspace'})`
+}
+
+/** The refusal `line` shows, or null. */
+function lineRefusal(line, sandbox, cwd) {
+  if (!sandbox.network && (NO_RESOLVER.test(line) || (DENIED.test(line) && NETWORK_WORDS.test(line)))) {
+    const m = ENDPOINT.exec(line)
+    const where = m === null ? 'a network connection' : `connect ${m[1] ?? `${m[2]}:${m[3]}`}`
+    return `${where} (the network is off)`
+  }
+  if (!DENIED.test(line)) return null
+  if (/TIOCSTI|TIOCLINUX/.test(line)) return 'typing into the terminal (TIOCSTI/TIOCLINUX)'
+  if (/\bunshare\b|\bsetns\b|namespace/i.test(line)) return 'a new namespace'
+  if (/\bmount\b/i.test(line)) return 'mount'
+  if (/ptrace|PTRACE_/i.test(line)) return 'ptrace of a process outside the sandbox'
+  for (const named of pathsIn(line)) {
+    const home = process.env.HOME
+    const expanded = named.startsWith('~/') && home ? path.join(home, named.slice(2)) : named
+    const refusal = fileRefusal(path.resolve(cwd, expanded), sandbox)
+    if (refusal !== null) return refusal
+  }
+  return null
+}
+
+/**
+ * The lines "the sandbox refused: …" for what `output` shows the sandbox refused (see
+ * lib/sandbox.d.ts); none without a sandbox.
+ */
+function sandboxRefusals(output, sandbox, options = {}) {
+  if (sandbox === null || sandbox === undefined || typeof output !== 'string') return []
+  const cwd = options.cwd ?? sandbox.writable[0] ?? process.cwd()
+  const max = options.max ?? 5
+  const seen = new Set()
+  for (const line of output.split(/\r?\n/)) {
+    const refusal = lineRefusal(line, sandbox, cwd)
+    if (refusal !== null) seen.add(refusal)
+  }
+  const lines = [...seen].map((r) => `the sandbox refused: ${r}`)
+  if (lines.length <= max) return lines
+  return [...lines.slice(0, max - 1), `the sandbox refused ${lines.length - max + 1} more`]
+}
+
+module.exports = { sandboxRefusals }

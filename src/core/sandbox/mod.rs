@@ -1,0 +1,483 @@
+//! The sandbox a program runs in: where it may write, whether it may reach
+//! the network, and which ways around those rules are closed.
+//!
+//! A [`Policy`] is what the caller asked for; [`prepare`] turns it, in the
+//! parent, into a [`Prepared`] sandbox for one program: every allocation,
+//! path lookup and compilation happens there, so that applying it in the
+//! child between `fork` and `execve` ([`Prepared::apply_in_child`]) only
+//! makes system calls on memory made before the fork. The program and
+//! everything it starts inherit the sandbox; this process is never confined.
+//!
+//! Each platform's implementation sits beside this file:
+//!
+//! - `linux.rs`: Landlock for the file system, TCP ports and the scopes
+//!   (signals, abstract Unix sockets); a seccomp filter for socket families,
+//!   `TIOCSTI`/`TIOCLINUX`, namespaces, mounts and io_uring; a mount
+//!   namespace for read-only paths inside writable roots and for denied Unix
+//!   sockets; `PR_SET_NO_NEW_PRIVS`; the capabilities that reach around the
+//!   rules dropped (so root is confined too).
+//! - `macos.rs`: a Seatbelt profile, run by `/usr/bin/sandbox-exec`.
+//!
+//! Every sandboxed program gets a private temporary folder (`TMPDIR`, and
+//! `TMP`/`TEMP`), made before it starts and removed with everything in it
+//! when the session ends ([`TempDir`]).
+//!
+//! ```
+//! use ptypilot::core::sandbox::{Mode, Policy};
+//! let policy = Policy::new(Mode::WorkspaceWrite);
+//! assert_eq!(policy.describe(), "workspace-write, network on");
+//! assert!(!Policy::new(Mode::Off).is_on());
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::core::error::{Error, ErrorCode, Result};
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as imp;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+use macos as imp;
+
+/// Where a sandboxed program may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// No sandbox: the program has all of its user's rights.
+    #[default]
+    Off,
+    /// Write nowhere but the private temporary folder.
+    ReadOnly,
+    /// Write in the working directory, the listed roots and the private
+    /// temporary folder; `.git` and the other read-only paths inside them
+    /// stay read-only.
+    WorkspaceWrite,
+}
+
+impl Mode {
+    /// The mode as the option spells it (`'workspace-write'`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::ReadOnly => "read-only",
+            Mode::WorkspaceWrite => "workspace-write",
+        }
+    }
+
+    /// The mode named `name`, or `None`.
+    pub fn parse(name: &str) -> Option<Mode> {
+        Some(match name {
+            "off" => Mode::Off,
+            "read-only" => Mode::ReadOnly,
+            "workspace-write" => Mode::WorkspaceWrite,
+            _ => return None,
+        })
+    }
+}
+
+/// What to do where the system lacks something the sandbox needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IfUnavailable {
+    /// Refuse to start the program (`ERR_SANDBOX_UNAVAILABLE`).
+    #[default]
+    Error,
+    /// Start it with what the system has, and say what is missing
+    /// ([`Prepared::missing`]).
+    Warn,
+}
+
+/// Unix sockets denied by default when they exist: a daemon that runs
+/// containers for whoever reaches it is a way out of any sandbox.
+pub const DEFAULT_DENIED_SOCKETS: &[&str] = &[
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/podman/podman.sock",
+    "/run/containerd/containerd.sock",
+];
+
+/// The paths kept read-only inside each writable root by default.
+pub const DEFAULT_READ_ONLY: &[&str] = &[".git"];
+
+/// The sandbox a caller asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Policy {
+    /// Where the program may write.
+    pub mode: Mode,
+    /// More writable folders (`workspace-write`), besides the working
+    /// directory; relative ones are taken from the working directory.
+    pub roots: Vec<PathBuf>,
+    /// Paths kept read-only inside the writable roots; relative ones are
+    /// taken from each root. `None`: [`DEFAULT_READ_ONLY`].
+    pub read_only: Option<Vec<PathBuf>>,
+    /// May the program use the network (sockets other than Unix ones).
+    pub network: bool,
+    /// Unix socket files the program may not connect to. `None`:
+    /// [`DEFAULT_DENIED_SOCKETS`].
+    pub deny_unix_sockets: Option<Vec<PathBuf>>,
+    /// Missing system support: refuse, or start with less.
+    pub if_unavailable: IfUnavailable,
+}
+
+impl Policy {
+    /// A policy of `mode` with the defaults: network on, `.git` read-only,
+    /// the container daemons' sockets denied, refuse when unavailable.
+    pub fn new(mode: Mode) -> Policy {
+        Policy {
+            mode,
+            network: true,
+            ..Policy::default()
+        }
+    }
+
+    /// True unless the mode is [`Mode::Off`].
+    pub fn is_on(&self) -> bool {
+        self.mode != Mode::Off
+    }
+
+    /// One line for statuses and lists: `workspace-write, network off`.
+    pub fn describe(&self) -> String {
+        if !self.is_on() {
+            return "off".to_owned();
+        }
+        format!(
+            "{}, network {}",
+            self.mode.as_str(),
+            if self.network { "on" } else { "off" }
+        )
+    }
+}
+
+/// A folder removed with everything in it when dropped: the sandboxed
+/// program's private temporary folder.
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Makes a new folder `ptypilot-sandbox-XXXXXX` (mode 0700) in the
+    /// system's temporary folder.
+    pub fn new() -> std::io::Result<TempDir> {
+        let base = std::env::temp_dir();
+        let template = base.join("ptypilot-sandbox-XXXXXX");
+        let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?
+            .into_bytes_with_nul();
+        // SAFETY: mkdtemp rewrites the XXXXXX of the NUL-terminated buffer
+        // we own, in place.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        if made.is_null() {
+            return Err(std::io::Error::last_os_error());
+        }
+        bytes.pop();
+        // SAFETY: mkdtemp kept the bytes a path (it replaced ASCII with ASCII).
+        let path = PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) });
+        Ok(TempDir { path })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // What the program left is its own; a failure leaves it for the
+        // system's cleaner of its temporary folder.
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The sandbox a program runs under, as statuses show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// What was asked for.
+    pub policy: Policy,
+    /// The private temporary folder (`TMPDIR`).
+    pub temp_dir: PathBuf,
+    /// Where the program may write, resolved.
+    pub writable: Vec<PathBuf>,
+    /// What stays read-only inside [`Applied::writable`], resolved.
+    pub read_only: Vec<PathBuf>,
+    /// What the system lacked (only with [`IfUnavailable::Warn`]).
+    pub missing: Vec<String>,
+}
+
+/// A sandbox ready for one program: what the child applies, its private
+/// temporary folder, and what this system could not give.
+pub struct Prepared {
+    policy: Policy,
+    temp: TempDir,
+    writable: Vec<PathBuf>,
+    read_only: Vec<PathBuf>,
+    missing: Vec<String>,
+    platform: imp::Prepared,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("policy", &self.policy)
+            .field("temp", &self.temp)
+            .field("writable", &self.writable)
+            .field("read_only", &self.read_only)
+            .field("missing", &self.missing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// The policy this was made from.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The private temporary folder (removed when this is dropped).
+    pub fn temp_dir(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// Where the program may write: the working directory and roots
+    /// (`workspace-write`) and the temporary folder, resolved.
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
+    }
+
+    /// What stays read-only inside [`Prepared::writable`], resolved.
+    pub fn read_only(&self) -> &[PathBuf] {
+        &self.read_only
+    }
+
+    /// What this system lacks, one phrase each (empty when the whole policy
+    /// is enforced); only ever non-empty with [`IfUnavailable::Warn`].
+    pub fn missing(&self) -> &[String] {
+        &self.missing
+    }
+
+    /// What to show of it once the program started, and the private
+    /// temporary folder, to keep as long as the program's session (it is
+    /// removed when dropped). The platform's part (the Landlock descriptor)
+    /// is closed here.
+    pub fn into_applied(self) -> (Applied, TempDir) {
+        let applied = Applied {
+            policy: self.policy,
+            temp_dir: self.temp.path().to_owned(),
+            writable: self.writable,
+            read_only: self.read_only,
+            missing: self.missing,
+        };
+        (applied, self.temp)
+    }
+
+    /// The argv to execute instead of `argv` (macOS: `sandbox-exec -p
+    /// PROFILE -- program args`); `None` where the sandbox is applied in
+    /// the child instead (Linux).
+    pub fn wrap_argv(
+        &self,
+        program: &Path,
+        argv: &[std::ffi::OsString],
+    ) -> Option<(PathBuf, Vec<std::ffi::OsString>)> {
+        imp::wrap_argv(&self.platform, program, argv)
+    }
+
+    /// Applies the sandbox to the calling process: the child, after `fork`,
+    /// before `execve`. Returns the errno of the step that failed.
+    ///
+    /// # Safety
+    /// Only in the child of a `fork` of a possibly multi-threaded process,
+    /// which must then `execve` or `_exit`: this makes async-signal-safe
+    /// system calls only, on memory made before the fork.
+    /// The errno it returns is marked (see [`failed_step`]), so that the
+    /// parent, which reads it from the child, tells a sandbox step from the
+    /// program's own `execve`.
+    pub unsafe fn apply_in_child(&self) -> std::result::Result<(), i32> {
+        // SAFETY: the caller's contract.
+        unsafe { imp::apply_in_child(&self.platform) }.map_err(|errno| errno | STEP_MARK)
+    }
+}
+
+/// Set in an errno from [`Prepared::apply_in_child`]; no errno has it.
+const STEP_MARK: i32 = 1 << 24;
+
+/// The errno of the sandbox step that failed in the child, when `err` (a
+/// spawn's error) came from one.
+pub fn failed_step(err: &std::io::Error) -> Option<i32> {
+    err.raw_os_error()
+        .filter(|e| e & STEP_MARK != 0)
+        .map(|e| e & !STEP_MARK)
+}
+
+/// `ERR_SANDBOX_UNAVAILABLE`: the system lacks `what`.
+pub fn unavailable(what: &str) -> Error {
+    Error::new(
+        ErrorCode::SandboxUnavailable,
+        format!(
+            "the sandbox cannot be applied: {what} (pass sandbox: {{ mode, ifUnavailable: 'warn' }} to start without it)"
+        ),
+    )
+}
+
+/// Prepares `policy` for a program that runs in `cwd` (absolute): resolves
+/// the writable roots and the read-only paths, makes the private temporary
+/// folder and sets `TMPDIR`, `TMP` and `TEMP` to it in `env`, and builds
+/// the platform's rules. `None` for [`Mode::Off`].
+///
+/// Errors: `ERR_INVALID_ARG` for a root that is not a folder,
+/// `ERR_SANDBOX_UNAVAILABLE` naming what the system lacks (unless
+/// [`IfUnavailable::Warn`]).
+pub fn prepare(
+    policy: &Policy,
+    cwd: &Path,
+    env: &mut Vec<(String, String)>,
+) -> Result<Option<Prepared>> {
+    if !policy.is_on() {
+        return Ok(None);
+    }
+    let temp = TempDir::new().map_err(|e| Error::io("create the sandbox's temporary folder", &e))?;
+    let mut writable = Vec::new();
+    if policy.mode == Mode::WorkspaceWrite {
+        writable.push(canonical(cwd, "the working directory")?);
+        for root in &policy.roots {
+            let full = cwd.join(root);
+            writable.push(canonical(&full, "sandbox.roots")?);
+        }
+    }
+    let mut read_only = Vec::new();
+    let defaults: Vec<PathBuf>;
+    let listed = match &policy.read_only {
+        Some(list) => list,
+        None => {
+            defaults = DEFAULT_READ_ONLY.iter().map(PathBuf::from).collect();
+            &defaults
+        }
+    };
+    for root in &writable {
+        for path in listed {
+            let full = root.join(path);
+            // A path that does not exist cannot be written through a
+            // read-only mount; absolute ones outside the roots are
+            // read-only already.
+            if let Ok(real) = std::fs::canonicalize(&full)
+                && writable.iter().any(|w| real.starts_with(w))
+                && !read_only.contains(&real)
+            {
+                read_only.push(real);
+            }
+        }
+    }
+    writable.push(
+        std::fs::canonicalize(temp.path())
+            .map_err(|e| Error::io("resolve the sandbox's temporary folder", &e))?,
+    );
+    let denied_sockets: Vec<PathBuf> = match &policy.deny_unix_sockets {
+        Some(list) => list.iter().map(|p| cwd.join(p)).collect::<Vec<_>>(),
+        None => DEFAULT_DENIED_SOCKETS.iter().map(PathBuf::from).collect::<Vec<_>>(),
+    }
+    .into_iter()
+    .filter_map(|p| std::fs::canonicalize(p).ok())
+    .collect();
+    let tmp = temp.path().to_string_lossy().into_owned();
+    for name in ["TMPDIR", "TMP", "TEMP"] {
+        env.retain(|(k, _)| k != name);
+        env.push((name.to_owned(), tmp.clone()));
+    }
+    let mut missing = Vec::new();
+    let platform = imp::prepare(
+        &imp::Request {
+            policy,
+            writable: &writable,
+            read_only: &read_only,
+            denied_sockets: &denied_sockets,
+        },
+        &mut missing,
+    )?;
+    if !missing.is_empty() && policy.if_unavailable == IfUnavailable::Error {
+        return Err(unavailable(&missing.join("; ")));
+    }
+    Ok(Some(Prepared {
+        policy: policy.clone(),
+        temp,
+        writable,
+        read_only,
+        missing,
+        platform,
+    }))
+}
+
+/// `path` resolved, which must be a folder (`ERR_INVALID_ARG` naming
+/// `what` otherwise).
+fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
+    match std::fs::canonicalize(path) {
+        Ok(real) if real.is_dir() => Ok(real),
+        Ok(_) => Err(Error::invalid_arg(format!(
+            "{what} must be a folder, got {}",
+            path.display()
+        ))),
+        Err(e) => Err(Error::invalid_arg(format!(
+            "{what} must be a folder, got {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_round_trip_and_describe() {
+        for mode in [Mode::Off, Mode::ReadOnly, Mode::WorkspaceWrite] {
+            assert_eq!(Mode::parse(mode.as_str()), Some(mode));
+        }
+        assert_eq!(Mode::parse("full"), None);
+        let mut p = Policy::new(Mode::ReadOnly);
+        p.network = false;
+        assert_eq!(p.describe(), "read-only, network off");
+        assert_eq!(Policy::default().describe(), "off");
+    }
+
+    #[test]
+    fn temp_dir_is_private_and_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = TempDir::new().unwrap();
+        let path = dir.path().to_owned();
+        std::fs::write(path.join("f"), "x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        drop(dir);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn off_prepares_nothing_and_on_sets_tmpdir() {
+        let mut env = vec![("TMPDIR".to_owned(), "/elsewhere".to_owned())];
+        assert!(
+            prepare(&Policy::default(), Path::new("/"), &mut env)
+                .unwrap()
+                .is_none()
+        );
+        let ws = TempDir::new().unwrap();
+        std::fs::create_dir(ws.path().join(".git")).unwrap();
+        let mut policy = Policy::new(Mode::WorkspaceWrite);
+        policy.if_unavailable = IfUnavailable::Warn;
+        let prepared = prepare(&policy, ws.path(), &mut env).unwrap().unwrap();
+        let tmp = prepared.temp_dir().to_string_lossy().into_owned();
+        assert_eq!(
+            env.iter().filter(|(k, _)| k == "TMPDIR").collect::<Vec<_>>(),
+            [&("TMPDIR".to_owned(), tmp.clone())]
+        );
+        let real_ws = std::fs::canonicalize(ws.path()).unwrap();
+        assert_eq!(prepared.writable()[0], real_ws);
+        assert_eq!(prepared.read_only(), [real_ws.join(".git")]);
+        let bad = Policy {
+            roots: vec![PathBuf::from("/no/such/root")],
+            ..policy
+        };
+        let err = prepare(&bad, ws.path(), &mut env).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidArg);
+        assert!(err.message.contains("/no/such/root"), "{}", err.message);
+    }
+}
