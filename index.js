@@ -23,6 +23,8 @@ const { readRecording, replay } = require('./lib/recording.js')
 const { startPanel } = require('./lib/panel.js')
 // The lean screen view an agent is sent.
 const { screenView, rebuildScreen, ScreenViewTracker } = require('./lib/lean-screen.js')
+// The sandbox's refusals, as tool replies name them.
+const { sandboxRefusals } = require('./lib/sandbox.js')
 
 module.exports = {
   PtySession,
@@ -49,4 +51,5 @@ module.exports = {
   rebuildScreen,
   ScreenViewTracker,
   startPanel,
+  sandboxRefusals,
 }

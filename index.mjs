@@ -28,5 +28,6 @@ export const {
   rebuildScreen,
   ScreenViewTracker,
   startPanel,
+  sandboxRefusals,
 } = ptypilot
 export default ptypilot

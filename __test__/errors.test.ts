@@ -25,6 +25,7 @@ const ALL = [
   'ERR_LIMIT',
   'ERR_MOUSE_OFF',
   'ERR_HOST_CRASHED',
+  'ERR_SANDBOX_UNAVAILABLE',
   'ERR_INTERNAL',
   'ERR_NO_BINDING',
 ] as const satisfies readonly PtypilotErrorCode[]

@@ -25,6 +25,9 @@ import type { PtyExit, ScreenSnapshot, WaitReason } from './pty-session.js'
  *   (`session.mouse`); nothing was sent, since the report would reach it as typed characters.
  *   Its own code, so a test can wait for a full-screen program to enable the mouse.
  * - `ERR_HOST_CRASHED`: the isolated host process died.
+ * - `ERR_SANDBOX_UNAVAILABLE`: a `sandbox` was asked for and this system lacks what it needs
+ *   (Landlock, the Landlock ABI a rule needs, `sandbox-exec`), named in the message; the program
+ *   was not started. `sandbox: { mode, ifUnavailable: 'warn' }` starts it with what there is.
  * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
  *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
  * - `ERR_NO_BINDING`: thrown by `require('ptypilot')` / `import` when the native addon cannot be
@@ -44,6 +47,7 @@ export type PtypilotErrorCode =
   | 'ERR_LIMIT'
   | 'ERR_MOUSE_OFF'
   | 'ERR_HOST_CRASHED'
+  | 'ERR_SANDBOX_UNAVAILABLE'
   | 'ERR_INTERNAL'
   | 'ERR_NO_BINDING'
 

@@ -25,6 +25,7 @@ const CODES = Object.freeze([
   'ERR_LIMIT',
   'ERR_MOUSE_OFF',
   'ERR_HOST_CRASHED',
+  'ERR_SANDBOX_UNAVAILABLE',
   'ERR_INTERNAL',
   'ERR_NO_BINDING', // thrown by lib/binding.js when the addon cannot be loaded
 ])

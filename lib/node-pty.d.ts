@@ -83,6 +83,12 @@ export interface IBasePtyForkOptions {
    * @default '\x11' (XON)
    */
   flowControlResume?: string
+  /**
+   * ptypilot's addition: confine the program (see `PtyOptions.sandbox` and docs/agents.md,
+   * "Sandbox"). node-pty has no such option.
+   * @default 'off'
+   */
+  sandbox?: import('./sandbox.js').SandboxOption
 }
 
 /** The options of `spawn` on Unix. */

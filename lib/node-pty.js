@@ -266,6 +266,7 @@ class UnixTerminal {
       gid: runAs ? gid : undefined,
       text: utf8,
       raw: !utf8,
+      sandbox: options.sandbox,
     }
     const pump = (data, exit, raw) => this.#deliver(data, exit, raw)
     try {

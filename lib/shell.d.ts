@@ -1,6 +1,7 @@
 /// <reference types="node" />
 // Types of Shell (a persistent shell that runs one command at a time) and
 // executeShell (lib/shell.js).
+import type { SandboxOption } from './sandbox.js'
 
 /** How to start a persistent shell (`new Shell(options)`). */
 export interface ShellOptions {
@@ -52,6 +53,13 @@ export interface ShellOptions {
    * `ERR_SPAWN`.
    */
   snapshotPath?: string
+  /**
+   * The sandbox the shell, and so every command it runs, is confined to (see
+   * `PtyOptions.sandbox`). With `'workspace-write'` the workspace stays the directory the shell
+   * started in, wherever a command `cd`s to.
+   * @default 'off'
+   */
+  sandbox?: SandboxOption
 }
 
 /** One command for `Shell.run` (and `executeShell`). */
@@ -264,6 +272,8 @@ export interface ExecuteShellOptions extends ShellRunOptions {
   sessionEnv?: Record<string, string | undefined>
   /** Sourced when the fresh shell starts, output discarded, as `ShellOptions.snapshotPath`. */
   snapshotPath?: string
+  /** The sandbox of the fresh shell, as `ShellOptions.sandbox`. @default 'off' */
+  sandbox?: SandboxOption
 }
 
 /**

@@ -74,8 +74,8 @@ async function executeShell(options, onData) {
   if (!options) throw invalidArg('executeShell() needs options with a `command`')
   // A fresh shell starts where and with what the command wants, so the
   // command needs no subshell; `shell` picks the shell as for `new Shell`.
-  const { shell: program, cwd, env, sessionEnv, snapshotPath, ...run } = own(options, 'options')
-  const shell = new Shell({ shell: program, cwd, env, sessionEnv, snapshotPath })
+  const { shell: program, cwd, env, sessionEnv, snapshotPath, sandbox, ...run } = own(options, 'options')
+  const shell = new Shell({ shell: program, cwd, env, sessionEnv, snapshotPath, sandbox })
   try {
     return await shell.run(run, onData)
   } finally {

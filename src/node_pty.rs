@@ -36,6 +36,8 @@ pub struct NodePtyStart {
     pub text: bool,
     /// Output goes to the pump as raw bytes.
     pub raw: bool,
+    /// The sandbox (the `sandbox` option of `PtyOptions`); absent: off.
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// Core spawn options for `start_node_pty`: the environment exactly as given,
@@ -43,6 +45,10 @@ pub struct NodePtyStart {
 /// holds), no answers to terminal queries (the caller's emulator answers).
 pub(crate) fn spawn_options(o: NodePtyStart) -> CoreResult<SpawnOptions> {
     let (cols, rows) = check_size(o.cols, o.rows)?;
+    let sandbox = match &o.sandbox {
+        Some(value) => crate::core::sandbox::Policy::from_json(value, "options.sandbox")?,
+        None => crate::core::sandbox::Policy::default(),
+    };
     let mut env: Vec<(String, Option<String>)> =
         o.env.into_iter().map(|(k, v)| (k, Some(v))).collect();
     // Sorted, so the child's environment does not depend on hash order
@@ -67,6 +73,7 @@ pub(crate) fn spawn_options(o: NodePtyStart) -> CoreResult<SpawnOptions> {
         // being edited (UTF-8 only), any key restarting stopped output, a bell
         // when the line is full.
         input_flags: libc::IXANY | libc::IMAXBEL | if o.text { libc::IUTF8 } else { 0 },
+        sandbox,
         ..SpawnOptions::default()
     })
 }

@@ -185,85 +185,24 @@ impl<'e> Opts<'e> {
         }
     }
 
-    /// The `sandbox` option: `'off' | 'read-only' | 'workspace-write'`, or
-    /// `{ mode, roots?, readOnly?, network?, denyUnixSockets?,
-    /// ifUnavailable? }`. Absent: off.
+    /// The `sandbox` option (see [`crate::core::sandbox::Policy::from_json`]).
+    /// Absent: off.
     #[cfg(unix)]
     pub fn sandbox(&mut self, key: &'static str) -> CoreResult<crate::core::sandbox::Policy> {
-        use crate::core::sandbox::{IfUnavailable, Mode, Policy};
         let what = format!("{}.{key}", self.what);
-        let mode = |name: &str, field: &str| {
-            Mode::parse(name).ok_or_else(|| {
-                CoreError::invalid_arg(format!(
-                    "{field} must be 'off', 'read-only' or 'workspace-write', got {name:?}"
-                ))
-            })
-        };
         let Some(v) = self.get(key)? else {
-            return Ok(Policy::default());
+            return Ok(crate::core::sandbox::Policy::default());
         };
-        match type_of(&v) {
+        let json: serde_json::Value = match type_of(&v) {
             ValueType::String => {
-                let name = unsafe { v.cast::<String>() }.map_err(internal)?;
-                Ok(Policy::new(mode(&name, &what)?))
+                serde_json::Value::String(unsafe { v.cast::<String>() }.map_err(internal)?)
             }
-            ValueType::Object => {
-                let mut o = Opts::new(Some(v), &what)?;
-                let name = o.string("mode")?.ok_or_else(|| {
-                    CoreError::invalid_arg(format!(
-                        "{what}.mode is required ('off', 'read-only' or 'workspace-write')"
-                    ))
-                })?;
-                let mut policy = Policy::new(mode(&name, &format!("{what}.mode"))?);
-                let paths = |list: Option<Vec<String>>, field: &str| -> CoreResult<Option<Vec<std::path::PathBuf>>> {
-                    list.map(|l| {
-                        l.into_iter()
-                            .map(|p| {
-                                if p.is_empty() || p.contains('\0') {
-                                    Err(CoreError::invalid_arg(format!(
-                                        "{what}.{field} must hold paths, got {p:?}"
-                                    )))
-                                } else {
-                                    Ok(std::path::PathBuf::from(p))
-                                }
-                            })
-                            .collect()
-                    })
-                    .transpose()
-                };
-                policy.roots = paths(o.strings("roots")?, "roots")?.unwrap_or_default();
-                policy.read_only = paths(o.strings("readOnly")?, "readOnly")?;
-                policy.deny_unix_sockets =
-                    paths(o.strings("denyUnixSockets")?, "denyUnixSockets")?;
-                match o.get("network")? {
-                    None => {}
-                    Some(n) if type_of(&n) == ValueType::Boolean => {
-                        policy.network = unsafe { n.cast::<bool>() }.map_err(internal)?;
-                    }
-                    Some(n) => {
-                        return Err(CoreError::invalid_arg(format!(
-                            "{what}.network must be a boolean, got {}: an allow-list of \
-                             loopback ports ({{ allow }}) is not offered, since Landlock's TCP \
-                             rules name a port, not an address (a port allowed for 127.0.0.1 \
-                             would be open on every host)",
-                            describe(&n)
-                        )));
-                    }
-                }
-                policy.if_unavailable = match o.string("ifUnavailable")?.as_deref() {
-                    None | Some("error") => IfUnavailable::Error,
-                    Some("warn") => IfUnavailable::Warn,
-                    Some(other) => {
-                        return Err(CoreError::invalid_arg(format!(
-                            "{what}.ifUnavailable must be 'error' or 'warn', got {other:?}"
-                        )));
-                    }
-                };
-                o.finish()?;
-                Ok(policy)
-            }
-            _ => Err(self.type_error(key, "a sandbox mode or an object", &v)),
-        }
+            ValueType::Object => Env::from_raw(v.value().env)
+                .from_js_value(v)
+                .map_err(|e| CoreError::invalid_arg(format!("{what}: {}", e.reason)))?,
+            _ => return Err(self.type_error(key, "a sandbox mode or an object", &v)),
+        };
+        crate::core::sandbox::Policy::from_json(&json, &what)
     }
 
     /// An array of strings.

@@ -194,6 +194,7 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
     let (cols, rows) = opts.size()?;
     let session_env = opts.string_map("sessionEnv")?.unwrap_or_default();
     let snapshot = opts.string("snapshotPath")?.map(PathBuf::from);
+    let sandbox = opts.sandbox("sandbox")?;
     opts.finish()?;
     let options = ShellOptions {
         shell,
@@ -206,6 +207,7 @@ fn shell_options(options: Option<Unknown>, how: Option<ShellHow>) -> CoreResult<
         rows,
         session_env,
         snapshot,
+        sandbox,
     };
     options.check()?;
     Ok(options)

@@ -53,7 +53,7 @@ use seccompiler::{
     SeccompRule,
 };
 
-use super::Policy;
+use super::Request;
 use crate::core::error::{Error, Result};
 
 /// The Landlock ABI that closes every hole the sandbox promises to.
@@ -85,14 +85,6 @@ pub(crate) const DROPPED_CAPS: &[u32] = &[
     2, 9, 12, 13, 15, 16, 17, 18, 19, 20, 21, 22, 25, 26, 27, 29, 30, 31, 32, 33, 34, 35, 36, 37,
     38, 39, 40, 8,
 ];
-
-/// What [`super::prepare`] hands the platform.
-pub(super) struct Request<'a> {
-    pub policy: &'a Policy,
-    pub writable: &'a [PathBuf],
-    pub read_only: &'a [PathBuf],
-    pub denied_sockets: &'a [PathBuf],
-}
 
 /// A mount the child makes in its own mount namespace.
 struct Mount {

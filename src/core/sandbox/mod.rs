@@ -37,10 +37,23 @@ use crate::core::error::{Error, ErrorCode, Result};
 mod linux;
 #[cfg(target_os = "linux")]
 use linux as imp;
-#[cfg(target_os = "macos")]
+// The Seatbelt profile is text: its tests run on every Unix.
+#[cfg(any(target_os = "macos", test))]
 mod macos;
 #[cfg(target_os = "macos")]
 use macos as imp;
+
+/// What [`prepare`] hands the platform: the policy with its paths resolved.
+pub(crate) struct Request<'a> {
+    /// What was asked for.
+    pub policy: &'a Policy,
+    /// Where the program may write, the temporary folder last.
+    pub writable: &'a [PathBuf],
+    /// What stays read-only inside `writable`.
+    pub read_only: &'a [PathBuf],
+    /// The Unix sockets it may not connect to (those that exist).
+    pub denied_sockets: &'a [PathBuf],
+}
 
 /// Where a sandboxed program may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -118,6 +131,15 @@ pub struct Policy {
     pub deny_unix_sockets: Option<Vec<PathBuf>>,
     /// Missing system support: refuse, or start with less.
     pub if_unavailable: IfUnavailable,
+    /// The workspace (`workspace-write`) when it is not the program's
+    /// working directory: a `Shell` keeps the one it started in when a
+    /// replacement shell starts where the last command left off. Not a JS
+    /// option.
+    pub workspace: Option<PathBuf>,
+    /// Folders the program may write in whatever the mode: a `Shell`'s
+    /// control folder (the pipes its commands report their end through).
+    /// Not a JS option.
+    pub control: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -129,6 +151,98 @@ impl Policy {
             network: true,
             ..Policy::default()
         }
+    }
+
+    /// The `sandbox` option as JSON: `"off" | "read-only" |
+    /// "workspace-write"`, or `{ mode, roots?, readOnly?, network?,
+    /// denyUnixSockets?, ifUnavailable? }`; `what` names it in errors
+    /// (`ERR_INVALID_ARG`). `network: { allow }` is refused with the reason:
+    /// Landlock's TCP rules name a port, not an address, so a port allowed
+    /// for 127.0.0.1 would be open on every host.
+    pub fn from_json(value: &serde_json::Value, what: &str) -> Result<Policy> {
+        use serde_json::Value;
+        let mode = |v: &Value, field: &str| match v.as_str().and_then(Mode::parse) {
+            Some(mode) => Ok(mode),
+            None => Err(Error::invalid_arg(format!(
+                "{field} must be 'off', 'read-only' or 'workspace-write', got {v}"
+            ))),
+        };
+        let obj = match value {
+            Value::String(_) => return Ok(Policy::new(mode(value, what)?)),
+            Value::Object(obj) => obj,
+            other => {
+                return Err(Error::invalid_arg(format!(
+                    "{what} must be a sandbox mode or an object, got {other}"
+                )));
+            }
+        };
+        let field = |name: &str| format!("{what}.{name}");
+        let mut policy = Policy::new(mode(
+            obj.get("mode").unwrap_or(&Value::Null),
+            &field("mode"),
+        )?);
+        let paths = |name: &str| -> Result<Option<Vec<PathBuf>>> {
+            match obj.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| match item.as_str() {
+                        Some(p) if !p.is_empty() && !p.contains('\0') => Ok(PathBuf::from(p)),
+                        _ => Err(Error::invalid_arg(format!(
+                            "{} must hold paths, got {item}",
+                            field(name)
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some),
+                Some(other) => Err(Error::invalid_arg(format!(
+                    "{} must be an array of paths, got {other}",
+                    field(name)
+                ))),
+            }
+        };
+        policy.roots = paths("roots")?.unwrap_or_default();
+        policy.read_only = paths("readOnly")?;
+        policy.deny_unix_sockets = paths("denyUnixSockets")?;
+        match obj.get("network") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(on)) => policy.network = *on,
+            Some(other) => {
+                return Err(Error::invalid_arg(format!(
+                    "{} must be a boolean, got {other}: an allow-list of loopback ports \
+                     ({{ allow }}) is not offered, since Landlock's TCP rules name a port, \
+                     not an address (a port allowed for 127.0.0.1 would be open on every host)",
+                    field("network")
+                )));
+            }
+        }
+        policy.if_unavailable = match obj.get("ifUnavailable") {
+            None | Some(Value::Null) => IfUnavailable::Error,
+            Some(v) if v == "error" => IfUnavailable::Error,
+            Some(v) if v == "warn" => IfUnavailable::Warn,
+            Some(other) => {
+                return Err(Error::invalid_arg(format!(
+                    "{} must be 'error' or 'warn', got {other}",
+                    field("ifUnavailable")
+                )));
+            }
+        };
+        if let Some(unknown) = obj.keys().find(|k| {
+            ![
+                "mode",
+                "roots",
+                "readOnly",
+                "network",
+                "denyUnixSockets",
+                "ifUnavailable",
+            ]
+            .contains(&k.as_str())
+        }) {
+            return Err(Error::invalid_arg(format!(
+                "{what} has an unknown option {unknown:?} (known: mode, roots, readOnly, network, denyUnixSockets, ifUnavailable)"
+            )));
+        }
+        Ok(policy)
     }
 
     /// True unless the mode is [`Mode::Off`].
@@ -339,7 +453,8 @@ pub fn prepare(
     let temp = TempDir::new().map_err(|e| Error::io("create the sandbox's temporary folder", &e))?;
     let mut writable = Vec::new();
     if policy.mode == Mode::WorkspaceWrite {
-        writable.push(canonical(cwd, "the working directory")?);
+        let workspace = policy.workspace.as_deref().unwrap_or(cwd);
+        writable.push(canonical(workspace, "the working directory")?);
         for root in &policy.roots {
             let full = cwd.join(root);
             writable.push(canonical(&full, "sandbox.roots")?);
@@ -368,6 +483,9 @@ pub fn prepare(
             }
         }
     }
+    for dir in &policy.control {
+        writable.push(canonical(dir, "the control folder")?);
+    }
     writable.push(
         std::fs::canonicalize(temp.path())
             .map_err(|e| Error::io("resolve the sandbox's temporary folder", &e))?,
@@ -386,7 +504,7 @@ pub fn prepare(
     }
     let mut missing = Vec::new();
     let platform = imp::prepare(
-        &imp::Request {
+        &Request {
             policy,
             writable: &writable,
             read_only: &read_only,
@@ -437,6 +555,37 @@ mod tests {
         p.network = false;
         assert_eq!(p.describe(), "read-only, network off");
         assert_eq!(Policy::default().describe(), "off");
+    }
+
+    #[test]
+    fn options_parse_and_name_what_is_wrong() {
+        use serde_json::json;
+        assert_eq!(
+            Policy::from_json(&json!("read-only"), "o.sandbox").unwrap(),
+            Policy::new(Mode::ReadOnly)
+        );
+        let p = Policy::from_json(
+            &json!({ "mode": "workspace-write", "network": false, "readOnly": [],
+                     "roots": ["../b"], "ifUnavailable": "warn" }),
+            "o.sandbox",
+        )
+        .unwrap();
+        assert!(!p.network);
+        assert_eq!(p.read_only, Some(vec![]));
+        assert_eq!(p.roots, [PathBuf::from("../b")]);
+        assert_eq!(p.if_unavailable, IfUnavailable::Warn);
+        for (bad, says) in [
+            (json!("full"), "o.sandbox must be 'off'"),
+            (json!({ "mode": "read-only", "network": { "allow": ["127.0.0.1:5432"] } }), "not an address"),
+            (json!({ "mode": "read-only", "roots": "x" }), "o.sandbox.roots must be an array"),
+            (json!({ "mode": "read-only", "nework": false }), "unknown option \"nework\""),
+            (json!({ "network": false }), "o.sandbox.mode must be"),
+            (json!(3), "must be a sandbox mode or an object"),
+        ] {
+            let err = Policy::from_json(&bad, "o.sandbox").unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidArg);
+            assert!(err.message.contains(says), "{}", err.message);
+        }
     }
 
     #[test]

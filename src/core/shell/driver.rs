@@ -293,11 +293,17 @@ impl Shell {
         for name in ["ENV", "BASH_ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2"] {
             env.push((name.into(), None));
         }
+        let mut sandbox = self.options.sandbox.clone();
+        if sandbox.is_on() {
+            sandbox.control.push(dir.path.clone());
+            sandbox.workspace = Some(here.join(self.options.cwd.as_deref().unwrap_or(&here)));
+        }
         let session = Session::spawn(SpawnOptions {
             command: launcher,
             args,
             cwd,
             env,
+            sandbox,
             base_env: self.options.base_env.clone(),
             cols: self.options.cols,
             rows: self.options.rows,

@@ -298,6 +298,10 @@ pub struct ShellOptions {
     /// exports of a user's shell), with its output discarded and stdin from
     /// `/dev/null`. Relative to this process's current directory.
     pub snapshot: Option<PathBuf>,
+    /// The sandbox every command runs in (the shell itself runs in it).
+    /// Its workspace stays the shell's first working directory.
+    #[cfg(unix)]
+    pub sandbox: crate::core::sandbox::Policy,
 }
 
 impl Default for ShellOptions {
@@ -311,6 +315,8 @@ impl Default for ShellOptions {
             rows: 24,
             session_env: Vec::new(),
             snapshot: None,
+            #[cfg(unix)]
+            sandbox: crate::core::sandbox::Policy::default(),
         }
     }
 }
