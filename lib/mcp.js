@@ -40,7 +40,7 @@ const { invalidArg, describe } = require('./errors.js')
  * help text. Kinds: 'path', 'paths' (repeatable; ':'-separated in the
  * environment), 'list' (repeatable or ','-separated), 'count' (a positive
  * integer), 'ms' (an integer of milliseconds, 0 allowed), 'switch' (a
- * boolean whose flag is `--no-<flag>`).
+ * boolean whose flag is `--no-<flag>`), 'mode' (a sandbox mode).
  */
 const OPTIONS = [
   { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
@@ -51,6 +51,8 @@ const OPTIONS = [
   { key: 'ask', flag: 'ask', env: 'PTYPILOT_MCP_ASK', kind: 'list', help: 'ask the person before calls of these permission classes: start (pty_exec, pty_start), input (pty_send), stop (pty_stop); through the client (MCP elicitation), else the allow list decides' },
   { key: 'web', flag: 'web', env: 'PTYPILOT_MCP_WEB', kind: 'web', help: 'serve the live panel of the terminal sessions on 127.0.0.1 (PORT, or any free port); the URL goes to stderr and as a log message' },
   { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
+  { key: 'sandbox', flag: 'sandbox', env: 'PTYPILOT_MCP_SANDBOX', kind: 'mode', default: 'workspace-write', help: 'the sandbox of the terminal tools\' programs: workspace-write (write only in the working directory, .git read-only, and a private temporary folder), read-only, or off (default workspace-write)' },
+  { key: 'network', flag: 'network', env: 'PTYPILOT_MCP_NETWORK', kind: 'switch', default: true, help: 'sandboxed programs may use the network (on by default, so package installs work); --no-network or 0 allows only Unix sockets' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
   { key: 'maxHandles', flag: 'max-handles', env: 'PTYPILOT_MCP_MAX_HANDLES', kind: 'count', help: 'live interactive-tool handles at most (default 64)' },
@@ -76,7 +78,7 @@ function usage() {
     'Options (flag, environment variable, config key):',
   ]
   for (const o of OPTIONS) {
-    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS' }[o.kind]
+    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS', mode: 'MODE' }[o.kind]
     const flag = o.kind === 'switch' ? `--no-${o.flag}` : o.kind === 'web' ? `--${o.flag}[=PORT]` : `--${o.flag} ${value}`
     lines.push(`  ${flag.padEnd(28)}${o.env} (${o.key})`, `      ${o.help}`)
   }
@@ -101,6 +103,8 @@ function fromText(o, text, where, base) {
       return (where.startsWith('--') ? [text] : text.split(path.delimiter)).filter((p) => p !== '').map((p) => path.resolve(base, p))
     case 'list':
       return text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+    case 'mode':
+      return sandboxMode(text, where)
     case 'switch':
       if (/^(1|true|yes|on)$/i.test(text)) return true
       if (/^(0|false|no|off)$/i.test(text)) return false
@@ -117,6 +121,14 @@ function fromText(o, text, where, base) {
       return checkNumber(o, n, where, JSON.stringify(text))
     }
   }
+}
+
+/** A sandbox mode, checked. */
+function sandboxMode(value, where) {
+  if (!['workspace-write', 'read-only', 'off'].includes(value)) {
+    throw optionError(where, `must be workspace-write, read-only or off, got ${describe(value)}`)
+  }
+  return value
 }
 
 /** `{ port }` for a port number (0: any free one). */
@@ -152,6 +164,8 @@ function fromJson(o, value, where, base) {
     case 'switch':
       if (typeof value !== 'boolean') throw optionError(where, `must be true or false, got ${describe(value)}`)
       return value
+    case 'mode':
+      return sandboxMode(value, where)
     case 'web':
       if (value === true) return { port: 0 }
       if (value === false) return false
@@ -368,6 +382,8 @@ function registerTools(registry, ptypilot, options, modules, hooks = {}) {
     registry.register(
       ptypilot.terminalTools({
         cwd: options.cwd,
+        ...(options.sandbox !== undefined &&
+          options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false } }),
         ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
         ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
         ...(options.recordDir !== undefined && { recordDir: options.recordDir }),

@@ -9,6 +9,11 @@ export interface SandboxOptions {
   /** Where the program may write. */
   mode: SandboxMode
   /**
+   * The folder the program may write in (`workspace-write`), relative to `cwd`.
+   * @default cwd
+   */
+  workspace?: string
+  /**
    * More folders the program may write in (`workspace-write`), besides `cwd`; relative ones are
    * taken from `cwd`. Each must exist.
    */

@@ -76,7 +76,7 @@ export interface ToolSet {
 }
 
 /** The options of `terminalTools()` that have no default (absent from `ToolSet.options` when not given). */
-type OptionalOption = 'cwd' | 'spillDir' | 'recordDir' | 'allow' | 'approve' | 'ask' | 'web' | 'env'
+type OptionalOption = 'cwd' | 'spillDir' | 'recordDir' | 'allow' | 'approve' | 'ask' | 'web' | 'env' | 'sandbox'
 
 /**
  * What `approve` (and `ask`) is called with before a call of the `'start'`, `'input'` or
@@ -127,6 +127,14 @@ export type AskDecision =
 export interface TerminalToolsOptions {
   /** Working directory of the programs (a call's `cwd` is relative to it). @default the registry's `cwd`, else process.cwd() */
   cwd?: string
+  /**
+   * The sandbox every program runs in (see `PtyOptions.sandbox`). With `'workspace-write'` the
+   * workspace is this set's `cwd` whatever `cwd` a call names. Replies name what it refused
+   * ("the sandbox refused: write /home/u/.bashrc (outside the workspace)"), and every state line
+   * and pty_list show it. `ptypilot mcp` defaults to `'workspace-write'` with the network on.
+   * @default 'off'
+   */
+  sandbox?: import('./sandbox.js').SandboxOption
   /** Sessions running at once; the next start is `ERR_LIMIT`. Exited sessions kept for reading: as many. @default 16 */
   maxSessions?: number
   /**
@@ -339,6 +347,8 @@ export interface TerminalStatus {
    * password names it: the person can type the password there instead of the model.
    */
   panelUrl: string | null
+  /** The sandbox the program runs under (`'workspace-write, network on'`), or null without one. */
+  sandbox: string | null
 }
 
 /**
@@ -364,6 +374,12 @@ export interface TerminalOutput {
   bytes: number
   /** The file holding the whole output when it was over `maxOutputLines` / `maxOutputBytes` / `max_chars`, else null. */
   spillPath: string | null
+  /**
+   * What the sandbox refused, as the output shows it: `'the sandbox refused: write
+   * /home/u/.bashrc (outside the workspace)'`, at most 5 lines (see `sandboxRefusals`); empty
+   * without a sandbox. Replies put them after the output.
+   */
+  refusals: string[]
 }
 
 /**

@@ -9,7 +9,8 @@ const { describe, invalidArg } = require('../errors.js')
 const { own } = require('../args.js')
 const { DEFAULTS, MIN_MAX_CHARS } = require('./specs.js')
 
-const OPTION_KEYS = ['cwd', 'maxSessions', 'spillDir', 'recordDir', 'allow', 'approve', 'ask', 'web', 'env', 'cols', 'rows', ...Object.keys(DEFAULTS)]
+const OPTION_KEYS = ['cwd', 'maxSessions', 'spillDir', 'recordDir', 'allow', 'approve', 'ask', 'web', 'env', 'cols', 'rows', 'sandbox', ...Object.keys(DEFAULTS)]
+const SANDBOX_MODES = ['off', 'read-only', 'workspace-write']
 
 function checkInteger(value, what, min, max) {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -64,6 +65,15 @@ function normalizeOptions(options) {
           if (v !== undefined && typeof v !== 'string') throw invalidArg(`options.env.${k} must be a string or undefined, got ${describe(v)}`)
         }
         break
+      case 'sandbox': {
+        // The rest of an object form is checked where each program starts (ERR_INVALID_ARG).
+        const mode = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? value.mode : undefined
+        if (!SANDBOX_MODES.includes(mode)) {
+          throw invalidArg(`options.sandbox must be 'off', 'read-only', 'workspace-write' or { mode, ... }, got ${describe(value)}`)
+        }
+        if (mode !== 'off') out.sandbox = typeof value === 'string' ? value : { ...own(value, 'options.sandbox') }
+        break
+      }
       case 'maxSessions':
         checkInteger(value, `options.${key}`, 1, 10000)
         out[key] = value

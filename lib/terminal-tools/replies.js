@@ -27,7 +27,7 @@ function stateText(r) {
 }
 
 function statusLine(r) {
-  return `[session ${r.id}: ${stateText(r)}] [cursor: ${r.cursor}]`
+  return `[session ${r.id}: ${stateText(r)}] [cursor: ${r.cursor}]${r.sandbox ? ` [sandbox: ${r.sandbox}]` : ''}`
 }
 
 /** What an input was, as a reply may say it: never the text typed while echo was off. */
@@ -43,6 +43,8 @@ function outputText(r, emptyText) {
     parts.push(`[output: ${r.lines} lines, ${r.bytes} bytes — too long to show; written in full to ${r.spillPath}; its first and last lines follow]`)
   }
   parts.push(r.output === '' ? emptyText : r.output.replace(/\n$/, ''))
+  // What the sandbox refused, one line each (lib/sandbox.js).
+  if (r.refusals !== undefined) parts.push(...r.refusals)
   return parts.join('\n')
 }
 
@@ -174,7 +176,8 @@ function resultText(name, r, renderScreen) {
           if (s.status === 'exited' && s.runtimeMs !== null) state += ` after ${duration(s.runtimeMs)}`
           if (s.leftovers.length > 0) state += `, left ${processList(s.leftovers)} running`
           if (s.personHolding) state += ', held by a person in the live panel'
-          return `${s.id}: ${state}; ${[s.command, ...s.args].join(' ')}${s.title ? ` ("${s.title}")` : ''}; pid ${s.pid}; cursor ${s.cursor}`
+          const sandbox = s.sandbox ? `; sandbox ${s.sandbox}` : ''
+          return `${s.id}: ${state}; ${[s.command, ...s.args].join(' ')}${s.title ? ` ("${s.title}")` : ''}; pid ${s.pid}; cursor ${s.cursor}${sandbox}`
         })
         .join('\n')
     case 'pty_stop': {

@@ -23,6 +23,7 @@ const waits = require('./waits.js')
 const { invalidInput, readInput } = require('./input.js')
 const { allowed, deniedError, checkApproval } = require('./approval.js')
 const { OutputBudget } = require('./output.js')
+const { sandboxRefusals } = require('../sandbox.js')
 const { SESSION_MARKER, sessionMarker, leftBehind, endLeftovers } = require('./leftovers.js')
 const { PanelLink, personReport } = require('./panel-link.js')
 const { describeExit, sentCharacters } = require('./replies.js')
@@ -188,6 +189,17 @@ class TerminalSessions {
     return fields.cwd === undefined ? base : path.resolve(base, fields.cwd)
   }
 
+  /**
+   * The set's sandbox for a program: its workspace is the set's `cwd` (where the model works),
+   * not the directory a call names, so `cwd: "/"` in a call writes nowhere new.
+   */
+  #sandbox() {
+    const sandbox = this.#opts.sandbox
+    const options = typeof sandbox === 'string' ? { mode: sandbox } : sandbox
+    if (options.mode !== 'workspace-write' || options.workspace !== undefined) return sandbox
+    return { ...options, workspace: this.#opts.cwd ?? this.#host.cwd ?? process.cwd() }
+  }
+
   #spawn(tool, fields) {
     const { command } = fields
     if (command.trim() === '') throw invalidInput('input.command must name a program, got an empty string')
@@ -216,7 +228,16 @@ class TerminalSessions {
     try {
       // Like a registry's handles, a running session does not keep the process alive.
       pty = this.#PtySession[kSpawnUnref](
-        { command, args, cwd, cols: this.#opts.cols, rows: this.#opts.rows, env, ...(record !== undefined && { record }) },
+        {
+          command,
+          args,
+          cwd,
+          cols: this.#opts.cols,
+          rows: this.#opts.rows,
+          env,
+          ...(record !== undefined && { record }),
+          ...(this.#opts.sandbox !== undefined && { sandbox: this.#sandbox() }),
+        },
         emit === undefined && this.#link.idle
           ? undefined
           : (chunk) => {
@@ -242,6 +263,7 @@ class TerminalSessions {
       title: fields.title ?? null,
       pty,
       pid: pty.pid,
+      sandbox: pty.sandbox,
       startedAt: Date.now(),
       finishedAt: null,
       exit: null,
@@ -322,14 +344,14 @@ class TerminalSessions {
     const reason = await waits.untilExitOrInput(s.pty, timeoutMs)
     if (reason === 'exit') {
       await held(s.settled)
-      const out = this.#budget.fit(s.id, s.pty.read(), fields.max_chars)
+      const out = this.#fit(s, s.pty.read(), fields.max_chars)
       const result = { ...this.#status(s), reason, timedOut: false, timeoutMs, ...out }
       this.#afterExitRead(s)
       return result
     }
     // The state first, then the output: output between the two is read next time, never lost.
     const status = this.#status(s)
-    const out = this.#budget.fit(s.id, s.pty.read(), fields.max_chars)
+    const out = this.#fit(s, s.pty.read(), fields.max_chars)
     return { ...status, reason, timedOut: reason === 'timeout', timeoutMs, ...out }
   }
 
@@ -338,7 +360,7 @@ class TerminalSessions {
     const waitMs = fields.wait_ms ?? 0
     if (waitMs === 0) return this.#describe(s)
     const reason = await this.#waitAnswer(s, 0, waitMs)
-    const result = { ...this.#describe(s), reason, ...this.#budget.fit(s.id, s.pty.read(), fields.max_chars) }
+    const result = { ...this.#describe(s), reason, ...this.#fit(s, s.pty.read(), fields.max_chars) }
     this.#afterExitRead(s)
     return result
   }
@@ -390,7 +412,7 @@ class TerminalSessions {
     }
     const status = this.#status(s)
     const read = s.pty.read({ since, tail })
-    const result = { ...status, ...(reason !== undefined && { reason }), ...this.#budget.fit(s.id, read, fields.max_chars) }
+    const result = { ...status, ...(reason !== undefined && { reason }), ...this.#fit(s, read, fields.max_chars) }
     this.#afterExitRead(s)
     return result
   }
@@ -441,7 +463,7 @@ class TerminalSessions {
     if (waitMs === 0) return sent
     const reason = await this.#waitAnswer(s, cursor, waitMs)
     const status = this.#status(s)
-    const answer = { ...status, reason, ...this.#budget.fit(s.id, s.pty.read({ since: cursor }), fields.max_chars) }
+    const answer = { ...status, reason, ...this.#fit(s, s.pty.read({ since: cursor }), fields.max_chars) }
     this.#afterExitRead(s)
     return { ...sent, answer }
   }
@@ -485,9 +507,18 @@ class TerminalSessions {
   }
 
   /** The session's state in a result; `tell`: with what a person did since the last reply (which resets it). */
+  /**
+   * Output `read` fitted to the reply's budget, with the sandbox's refusals it shows (a few
+   * short lines, looked for in the whole read: a refusal the budget cut out is still named).
+   */
+  #fit(s, read, maxChars) {
+    return { ...this.#budget.fit(s.id, read, maxChars), refusals: sandboxRefusals(read.text, s.sandbox, { cwd: s.cwd }) }
+  }
+
   #status(s, tell = true) {
     return {
       id: s.id,
+      sandbox: s.sandbox === null ? null : s.sandbox.summary,
       status: s.exit === null ? 'running' : 'exited',
       inputKind: s.exit === null ? waits.waitingKind(s.pty) : null,
       exitCode: s.exit === null ? null : s.exit.exitCode,

@@ -132,9 +132,9 @@ pub struct Policy {
     /// Missing system support: refuse, or start with less.
     pub if_unavailable: IfUnavailable,
     /// The workspace (`workspace-write`) when it is not the program's
-    /// working directory: a `Shell` keeps the one it started in when a
-    /// replacement shell starts where the last command left off. Not a JS
-    /// option.
+    /// working directory (relative: from it). A `Shell` keeps the one it
+    /// started in when a replacement shell starts where the last command
+    /// left off; the terminal tools keep theirs whatever `cwd` a call names.
     pub workspace: Option<PathBuf>,
     /// Folders the program may write in whatever the mode: a `Shell`'s
     /// control folder (the pipes its commands report their end through).
@@ -202,6 +202,16 @@ impl Policy {
             }
         };
         policy.roots = paths("roots")?.unwrap_or_default();
+        policy.workspace = match obj.get("workspace") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(p)) if !p.is_empty() && !p.contains('\0') => Some(PathBuf::from(p)),
+            Some(other) => {
+                return Err(Error::invalid_arg(format!(
+                    "{} must be a folder's path, got {other}",
+                    field("workspace")
+                )));
+            }
+        };
         policy.read_only = paths("readOnly")?;
         policy.deny_unix_sockets = paths("denyUnixSockets")?;
         match obj.get("network") {
@@ -230,6 +240,7 @@ impl Policy {
         if let Some(unknown) = obj.keys().find(|k| {
             ![
                 "mode",
+                "workspace",
                 "roots",
                 "readOnly",
                 "network",
@@ -239,7 +250,7 @@ impl Policy {
             .contains(&k.as_str())
         }) {
             return Err(Error::invalid_arg(format!(
-                "{what} has an unknown option {unknown:?} (known: mode, roots, readOnly, network, denyUnixSockets, ifUnavailable)"
+                "{what} has an unknown option {unknown:?} (known: mode, workspace, roots, readOnly, network, denyUnixSockets, ifUnavailable)"
             )));
         }
         Ok(policy)
@@ -453,8 +464,8 @@ pub fn prepare(
     let temp = TempDir::new().map_err(|e| Error::io("create the sandbox's temporary folder", &e))?;
     let mut writable = Vec::new();
     if policy.mode == Mode::WorkspaceWrite {
-        let workspace = policy.workspace.as_deref().unwrap_or(cwd);
-        writable.push(canonical(workspace, "the working directory")?);
+        let workspace = cwd.join(policy.workspace.as_deref().unwrap_or(cwd));
+        writable.push(canonical(&workspace, "the workspace")?);
         for root in &policy.roots {
             let full = cwd.join(root);
             writable.push(canonical(&full, "sandbox.roots")?);
