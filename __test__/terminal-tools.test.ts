@@ -222,6 +222,7 @@ describe('pty_start, pty_read, pty_send', () => {
       leftovers: [],
       person: null,
       panelUrl: null,
+      sandbox: null,
       stopped: false,
       ended: [],
     })

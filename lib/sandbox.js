@@ -9,6 +9,7 @@
 // path it names, checked against where the sandbox lets it write.
 
 const path = require('node:path')
+const { describe, invalidArg } = require('./errors.js')
 
 const DENIED = /Permission denied|permission denied|Read-only file system|read-only file system|Operation not permitted|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]/
 const NETWORK_WORDS = /socket|connect|urlopen|network|https?:|curl|wget|fetch|getaddrinfo|resolve|\bnpm\b|\bpip\b/i
@@ -65,10 +66,19 @@ function lineRefusal(line, sandbox, cwd) {
  * The lines "the sandbox refused: …" for what `output` shows the sandbox refused (see
  * lib/sandbox.d.ts); none without a sandbox.
  */
-function sandboxRefusals(output, sandbox, options = {}) {
-  if (sandbox === null || sandbox === undefined || typeof output !== 'string') return []
+function sandboxRefusals(output, sandbox, options) {
+  if (typeof output !== 'string') throw invalidArg(`output must be a string, got ${describe(output)}`)
+  if (sandbox === null || sandbox === undefined) return []
+  const strings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+  if (typeof sandbox !== 'object' || !strings(sandbox.writable) || !strings(sandbox.readOnly) || typeof sandbox.mode !== 'string') {
+    throw invalidArg(`sandbox must be a session's sandbox ({ mode, network, writable, readOnly, ... }) or null, got ${describe(sandbox)}`)
+  }
+  if (options === undefined || options === null) options = {}
+  if (typeof options !== 'object') throw invalidArg(`options must be an object, got ${describe(options)}`)
   const cwd = options.cwd ?? sandbox.writable[0] ?? process.cwd()
+  if (typeof cwd !== 'string') throw invalidArg(`options.cwd must be a path, got ${describe(cwd)}`)
   const max = options.max ?? 5
+  if (!Number.isSafeInteger(max) || max < 1) throw invalidArg(`options.max must be a positive integer, got ${describe(max)}`)
   const seen = new Set()
   for (const line of output.split(/\r?\n/)) {
     const refusal = lineRefusal(line, sandbox, cwd)

@@ -18,6 +18,16 @@ function checkInteger(value, what, min, max) {
   }
 }
 
+/** A copy of `list` when it holds only strings and can be read (a Proxy may throw), else null. */
+function stringList(list) {
+  try {
+    const copy = [...list]
+    return copy.every((v) => typeof v === 'string') ? copy : null
+  } catch {
+    return null
+  }
+}
+
 /** The options, checked, with defaults filled in. */
 function normalizeOptions(options) {
   if (options === undefined || options === null) options = {}
@@ -42,7 +52,7 @@ function normalizeOptions(options) {
         break
       case 'allow':
         if (typeof value === 'function') out.allow = value
-        else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) out.allow = [...value]
+        else if (Array.isArray(value) && stringList(value) !== null) out.allow = stringList(value)
         else throw invalidArg(`options.allow must be a function (command) => boolean or an array of command names, got ${describe(value)}`)
         break
       case 'approve':
@@ -67,11 +77,12 @@ function normalizeOptions(options) {
         break
       case 'sandbox': {
         // The rest of an object form is checked where each program starts (ERR_INVALID_ARG).
-        const mode = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? value.mode : undefined
+        const sandbox = value !== null && typeof value === 'object' && !Array.isArray(value) ? own(value, 'options.sandbox') : value
+        const mode = typeof sandbox === 'string' ? sandbox : sandbox !== value ? sandbox.mode : undefined
         if (!SANDBOX_MODES.includes(mode)) {
           throw invalidArg(`options.sandbox must be 'off', 'read-only', 'workspace-write' or { mode, ... }, got ${describe(value)}`)
         }
-        if (mode !== 'off') out.sandbox = typeof value === 'string' ? value : { ...own(value, 'options.sandbox') }
+        if (mode !== 'off') out.sandbox = sandbox
         break
       }
       case 'maxSessions':

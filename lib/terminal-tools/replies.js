@@ -27,7 +27,7 @@ function stateText(r) {
 }
 
 function statusLine(r) {
-  return `[session ${r.id}: ${stateText(r)}] [cursor: ${r.cursor}]${r.sandbox ? ` [sandbox: ${r.sandbox}]` : ''}`
+  return `[session ${r.id}: ${stateText(r)}] [cursor: ${r.cursor}]`
 }
 
 /** What an input was, as a reply may say it: never the text typed while echo was off. */
@@ -150,7 +150,8 @@ function resultText(name, r, renderScreen) {
       )
     }
     case 'pty_start': {
-      const started = `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}.`
+      const sandbox = r.sandbox ? `, in the sandbox (${r.sandbox})` : ''
+      const started = `Started session ${r.id}: ${[r.command, ...r.args].join(' ')}${r.title ? ` ("${r.title}")` : ''}, pid ${r.pid}${sandbox}.`
       if (r.reason !== undefined) return `${started}\n${outputText(r, '(no output yet)')}${exitNote(r)}\n${stateLines(r)}`
       return `${started} Read its output with ${quoteCall('pty_read', { id: r.id, wait_ms: 1000 })}.`
     }

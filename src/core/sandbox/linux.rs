@@ -311,7 +311,8 @@ fn build_filters(network: bool) -> seccompiler::Result<Vec<BpfProgram>> {
     let cond = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value);
     let qcond = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value);
     let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> = Default::default();
-    let always = |rules: &mut std::collections::BTreeMap<i64, Vec<SeccompRule>>, nr: libc::c_long| {
+    let always = |rules: &mut std::collections::BTreeMap<i64, Vec<SeccompRule>>,
+                  nr: libc::c_long| {
         rules.insert(nr, Vec::new());
     };
     rules.insert(

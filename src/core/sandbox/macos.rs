@@ -58,8 +58,17 @@ pub(super) fn profile(req: &Request<'_>) -> String {
     for dir in req.writable {
         p.push_str(&format!("    (require-not (subpath {}))\n", literal(dir)));
     }
-    for dev in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/ptmx", "/dev/dtracehelper"] {
-        p.push_str(&format!("    (require-not (literal {}))\n", literal(Path::new(dev))));
+    for dev in [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/tty",
+        "/dev/ptmx",
+        "/dev/dtracehelper",
+    ] {
+        p.push_str(&format!(
+            "    (require-not (literal {}))\n",
+            literal(Path::new(dev))
+        ));
     }
     p.push_str("    (require-not (regex #\"^/dev/ttys[0-9]+$\"))))\n");
     for path in req.read_only {
@@ -138,9 +147,14 @@ mod tests {
         });
         assert!(text.starts_with("(version 1)\n(allow default)\n"));
         assert!(text.contains("(require-not (subpath \"/ws\"))"));
-        assert!(text.contains("(require-not (subpath \"/tmp/t\\\"q\"))"), "{text}");
+        assert!(
+            text.contains("(require-not (subpath \"/tmp/t\\\"q\"))"),
+            "{text}"
+        );
         let allow_at = text.find("(deny file-write*\n").unwrap();
-        let git_at = text.find("(deny file-write* (subpath \"/ws/.git\"))").unwrap();
+        let git_at = text
+            .find("(deny file-write* (subpath \"/ws/.git\"))")
+            .unwrap();
         assert!(git_at > allow_at, "read-only denial comes last");
         assert!(text.contains("(deny network* (remote ip))"));
         assert!(text.contains("(path-literal \"/var/run/docker.sock\")"));

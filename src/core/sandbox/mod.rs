@@ -298,7 +298,8 @@ impl TempDir {
         }
         bytes.pop();
         // SAFETY: mkdtemp kept the bytes a path (it replaced ASCII with ASCII).
-        let path = PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) });
+        let path =
+            PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) });
         Ok(TempDir { path })
     }
 
@@ -461,7 +462,8 @@ pub fn prepare(
     if !policy.is_on() {
         return Ok(None);
     }
-    let temp = TempDir::new().map_err(|e| Error::io("create the sandbox's temporary folder", &e))?;
+    let temp =
+        TempDir::new().map_err(|e| Error::io("create the sandbox's temporary folder", &e))?;
     let mut writable = Vec::new();
     if policy.mode == Mode::WorkspaceWrite {
         let workspace = cwd.join(policy.workspace.as_deref().unwrap_or(cwd));
@@ -503,7 +505,10 @@ pub fn prepare(
     );
     let denied_sockets: Vec<PathBuf> = match &policy.deny_unix_sockets {
         Some(list) => list.iter().map(|p| cwd.join(p)).collect::<Vec<_>>(),
-        None => DEFAULT_DENIED_SOCKETS.iter().map(PathBuf::from).collect::<Vec<_>>(),
+        None => DEFAULT_DENIED_SOCKETS
+            .iter()
+            .map(PathBuf::from)
+            .collect::<Vec<_>>(),
     }
     .into_iter()
     .filter_map(|p| std::fs::canonicalize(p).ok())
@@ -587,9 +592,18 @@ mod tests {
         assert_eq!(p.if_unavailable, IfUnavailable::Warn);
         for (bad, says) in [
             (json!("full"), "o.sandbox must be 'off'"),
-            (json!({ "mode": "read-only", "network": { "allow": ["127.0.0.1:5432"] } }), "not an address"),
-            (json!({ "mode": "read-only", "roots": "x" }), "o.sandbox.roots must be an array"),
-            (json!({ "mode": "read-only", "nework": false }), "unknown option \"nework\""),
+            (
+                json!({ "mode": "read-only", "network": { "allow": ["127.0.0.1:5432"] } }),
+                "not an address",
+            ),
+            (
+                json!({ "mode": "read-only", "roots": "x" }),
+                "o.sandbox.roots must be an array",
+            ),
+            (
+                json!({ "mode": "read-only", "nework": false }),
+                "unknown option \"nework\"",
+            ),
             (json!({ "network": false }), "o.sandbox.mode must be"),
             (json!(3), "must be a sandbox mode or an object"),
         ] {
@@ -626,7 +640,9 @@ mod tests {
         let prepared = prepare(&policy, ws.path(), &mut env).unwrap().unwrap();
         let tmp = prepared.temp_dir().to_string_lossy().into_owned();
         assert_eq!(
-            env.iter().filter(|(k, _)| k == "TMPDIR").collect::<Vec<_>>(),
+            env.iter()
+                .filter(|(k, _)| k == "TMPDIR")
+                .collect::<Vec<_>>(),
             [&("TMPDIR".to_owned(), tmp.clone())]
         );
         let real_ws = std::fs::canonicalize(ws.path()).unwrap();

@@ -614,7 +614,9 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
         unsafe {
             cmd.pre_exec(move || {
                 let sandbox = &*(address as *const sandbox::Prepared);
-                sandbox.apply_in_child().map_err(std::io::Error::from_raw_os_error)?;
+                sandbox
+                    .apply_in_child()
+                    .map_err(std::io::Error::from_raw_os_error)?;
                 close_on_exec_from(3);
                 Ok(())
             });
@@ -666,7 +668,12 @@ fn close_on_exec_from(first: u32) {
     #[cfg(target_os = "linux")]
     // SAFETY: close_range takes plain integers.
     unsafe {
-        libc::syscall(libc::SYS_close_range, first, u32::MAX, libc::CLOSE_RANGE_CLOEXEC);
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
     }
     #[cfg(not(target_os = "linux"))]
     let _ = first;
