@@ -35,6 +35,7 @@ const CASES = [
   { name: 'echo', id: 'echo-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--keys=500'] : ['--rounds=9', '--keys=2000'] },
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
+  { name: 'sandbox-cost', args: QUICK ? ['--rounds=1', '--n=30'] : ['--rounds=5', '--n=150'] },
   { name: 'screen', args: [] },
   { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
   { name: 'lean', args: QUICK ? ['--rounds=1'] : ['--rounds=2'] },
@@ -301,6 +302,15 @@ function caseTables(results) {
     for (const row of x.rows) {
       out.push(`| ${LABEL[row.impl]} | ${spread(row.rate, f0)} | ${row.impl === 'ptypilot' ? '' : f2(ours.rate.median / row.rate.median)} |`)
     }
+    out.push('')
+  }
+  if (r['sandbox-cost']) {
+    const x = r['sandbox-cost']
+    out.push(`### 4c. What the sandbox costs a start: spawn-to-exit time of \`true\` (ms per session, ${x.n} sequential per run, median (min–max) of ${x.rounds} runs; lower is better)`)
+    out.push('')
+    out.push('| sandbox | ms per spawn | ÷ unsandboxed (same round) |')
+    out.push('| --- | --- | --- |')
+    for (const row of x.rows) out.push(`| ${row.variant} | ${spread(row.ms, f2)} | ${row.variant === 'off' ? '' : spread(row.ratio, f2)} |`)
     out.push('')
   }
   if (r.memory) {
@@ -576,6 +586,15 @@ function targetsOf(results) {
       measured: `${f0(rows.ptypilot.rate.median)} vs ${f0(rows['node-pty'].rate.median)} /s`,
       ratio: `${f2(ratio)}×`,
       ok: ratio >= 1,
+    })
+  }
+  if (r['sandbox-cost']) {
+    const worst = r['sandbox-cost'].rows.reduce((a, row) => (row.ratio.median > a.ratio.median ? row : a))
+    t.push({
+      what: 'sandboxed spawn-to-exit of `true`: at most 1.5× unsandboxed',
+      measured: r['sandbox-cost'].rows.map((row) => `${row.variant} ${f2(row.ms.median)} ms`).join(', '),
+      ratio: `${f2(worst.ratio.median)}× (${worst.variant})`,
+      ok: worst.ratio.median <= 1.5,
     })
   }
   if (r.screen) {

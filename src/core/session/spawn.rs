@@ -200,6 +200,27 @@ pub(super) struct Prepared {
     pub(super) sandbox: Option<sandbox::Prepared>,
 }
 
+/// A program and argv that run another one (the macOS sandbox's `sandbox-exec`).
+type Wrapper = Option<(PathBuf, Vec<OsString>)>;
+
+impl Prepared {
+    /// The sandbox's wrapper around the program, where it has one (macOS).
+    fn wrapped(&self) -> Wrapper {
+        self.sandbox
+            .as_ref()
+            .and_then(|s| s.wrap_argv(&self.program, &self.argv))
+    }
+
+    /// What to execute: the wrapper (from [`Prepared::wrapped`]) or the
+    /// program itself, and its argv.
+    fn launch<'a>(&'a self, wrapped: &'a Wrapper) -> (&'a Path, &'a [OsString]) {
+        match wrapped {
+            Some((program, argv)) => (program, argv),
+            None => (&self.program, &self.argv),
+        }
+    }
+}
+
 pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
     if opts.command.is_empty() {
         return Err(Error::invalid_arg("command must be a non-empty string"));
@@ -512,14 +533,8 @@ pub(super) fn spawn_on_pty(
     prepared: &Prepared,
 ) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
     let path = || prepared.program.display().to_string();
-    let wrapped = prepared
-        .sandbox
-        .as_ref()
-        .and_then(|s| s.wrap_argv(&prepared.program, &prepared.argv));
-    let (program_path, argv) = match &wrapped {
-        Some((program, argv)) => (program.as_path(), argv.as_slice()),
-        None => (prepared.program.as_path(), prepared.argv.as_slice()),
-    };
+    let wrapped = prepared.wrapped();
+    let (program_path, argv) = prepared.launch(&wrapped);
     let program = crate::core::pty_child::Program {
         program: program_path,
         argv,
@@ -576,14 +591,8 @@ pub(super) fn spawn_on_pty(
 pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    let wrapped = prepared
-        .sandbox
-        .as_ref()
-        .and_then(|s| s.wrap_argv(&prepared.program, &prepared.argv));
-    let (program, argv) = match &wrapped {
-        Some((program, argv)) => (program.as_path(), argv.as_slice()),
-        None => (prepared.program.as_path(), prepared.argv.as_slice()),
-    };
+    let wrapped = prepared.wrapped();
+    let (program, argv) = prepared.launch(&wrapped);
     let mut cmd = std::process::Command::new(program);
     cmd.arg0(&argv[0])
         .args(&argv[1..])
