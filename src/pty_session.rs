@@ -34,8 +34,7 @@ mod start_options;
 
 use objects::{
     CapturedOutput, InputState, InputWait, PtyExit, PtyIncident, ReadResult, SandboxInfo,
-    SettledSnapshot,
-    WrittenInput,
+    SettledSnapshot, WrittenInput,
 };
 pub use objects::{ScreenSnapshot, StyledScreen};
 use start_options::{StartHow, spawn_options};
