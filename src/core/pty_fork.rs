@@ -75,31 +75,34 @@ pub(crate) fn spawn_forked(
         libc::sigfillset(all.as_mut_ptr());
         libc::pthread_sigmask(libc::SIG_SETMASK, all.as_ptr(), old.as_mut_ptr());
     }
-    // SAFETY: fork has no preconditions; the child below only makes
-    // async-signal-safe calls on memory prepared above and never returns.
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        let child = Child {
-            tty: &tty,
-            program: &c.program,
-            argv: &argv,
-            sh_argv: &sh_argv,
-            envp: &envp,
-            cwd: &c.cwd,
-            groups: as_root.then_some(&groups[..]),
-            run_as,
-            sandbox,
-            report: write_end.as_raw_fd(),
-        };
-        // SAFETY: in the child of a fork, with every signal blocked.
-        unsafe { child.exec() }
-    }
-    let fork_error = io::Error::last_os_error();
+    let child = Child {
+        tty: &tty,
+        program: &c.program,
+        argv: &argv,
+        sh_argv: &sh_argv,
+        envp: &envp,
+        cwd: &c.cwd,
+        groups: as_root.then_some(&groups[..]),
+        run_as,
+        sandbox,
+        report: write_end.as_raw_fd(),
+    };
+    #[cfg(target_os = "linux")]
+    let borrow = sandbox.is_none_or(|s| !s.needs_own_memory());
+    #[cfg(not(target_os = "linux"))]
+    let borrow = false;
+    // SAFETY: every signal is blocked; the child only makes system calls on
+    // memory prepared above and never returns.
+    let pid = unsafe {
+        if borrow {
+            start_borrowing(&child)
+        } else {
+            start_forked(&child)
+        }
+    };
     // SAFETY: restores the mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, old.as_ptr(), std::ptr::null_mut()) };
-    if pid < 0 {
-        return Err(fork_error);
-    }
+    let pid = pid?;
     drop(write_end);
     match read_errno(read_end.as_raw_fd()) {
         None => Ok(pid),
@@ -113,6 +116,76 @@ pub(crate) fn spawn_forked(
             Err(io::Error::from_raw_os_error(errno))
         }
     }
+}
+
+/// Starts `child` in a `fork` of this process.
+///
+/// # Safety
+/// With every signal blocked.
+unsafe fn start_forked(child: &Child<'_>) -> io::Result<Pid> {
+    // SAFETY: fork has no preconditions; the child only makes system calls
+    // (`Child::exec`) and never returns.
+    match unsafe { libc::fork() } {
+        0 => unsafe { child.exec() },
+        pid if pid < 0 => Err(io::Error::last_os_error()),
+        pid => Ok(pid),
+    }
+}
+
+/// Starts `child` on this process's memory, as glibc's `posix_spawn` does:
+/// `clone(CLONE_VM | CLONE_VFORK)` on a stack of its own, so nothing is
+/// copied (a `fork` of the Node process copies its page tables, the most
+/// of what a sandboxed start costs) and this thread waits until the child
+/// executed the program or failed. The child makes raw system calls only
+/// (the errno it sets is this thread's, unused until it is gone; `setuid`
+/// is the system call, not glibc's, which would signal this process's
+/// threads). Not for a sandbox that makes a user namespace: `unshare`
+/// refuses `CLONE_NEWUSER` to a process that shares its memory.
+///
+/// # Safety
+/// With every signal blocked.
+#[cfg(target_os = "linux")]
+unsafe fn start_borrowing(child: &Child<'_>) -> io::Result<Pid> {
+    const STACK: usize = 256 << 10;
+    const GUARD: usize = 4096;
+    extern "C" fn entry(arg: *mut libc::c_void) -> c_int {
+        // SAFETY: `arg` is the `Child` the parent passed, alive until the
+        // child executes or exits (the parent waits: CLONE_VFORK).
+        unsafe { (*(arg as *const Child<'_>)).exec() }
+    }
+    // SAFETY: a fresh anonymous mapping, its lowest page made a guard; the
+    // stack grows down from its end; unmapped once the child no longer
+    // runs on it (after its exec or exit, which CLONE_VFORK waits for).
+    unsafe {
+        let base = libc::mmap(
+            std::ptr::null_mut(),
+            STACK + GUARD,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+            -1,
+            0,
+        );
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        libc::mprotect(base, GUARD, libc::PROT_NONE);
+        let top = base.cast::<u8>().add(STACK + GUARD).cast::<libc::c_void>();
+        let pid = libc::clone(
+            entry,
+            top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (child as *const Child<'_>).cast_mut().cast(),
+        );
+        let error = io::Error::last_os_error();
+        libc::munmap(base, STACK + GUARD);
+        if pid < 0 { Err(error) } else { Ok(pid) }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+unsafe fn start_borrowing(child: &Child<'_>) -> io::Result<Pid> {
+    // SAFETY: the caller's contract.
+    unsafe { start_forked(child) }
 }
 
 /// A close-on-exec pipe whose write end is 3 or above (the child puts the
@@ -236,13 +309,11 @@ impl Child<'_> {
             }
             if let Some(run_as) = self.run_as {
                 if let Some(groups) = self.groups
-                    && libc::setgroups(groups.len() as _, groups.as_ptr()) < 0
+                    && set_groups(groups) < 0
                 {
                     self.fail();
                 }
-                if libc::setgid(run_as.gid as libc::gid_t) < 0
-                    || libc::setuid(run_as.uid as libc::uid_t) < 0
-                {
+                if set_gid(run_as.gid) < 0 || set_uid(run_as.uid) < 0 {
                     self.fail();
                 }
             }
@@ -303,6 +374,50 @@ impl Child<'_> {
             libc::write(self.report, bytes.as_ptr().cast(), bytes.len());
             libc::_exit(127)
         }
+    }
+}
+
+/// `setgroups` for this process alone: on Linux the system call (glibc's
+/// wrapper would ask every thread of the process it believes it is, which in
+/// a child sharing the parent's memory are the parent's).
+///
+/// # Safety
+/// In the child.
+unsafe fn set_groups(groups: &[libc::gid_t]) -> libc::c_long {
+    // SAFETY: the kernel reads `groups.len()` ids from the pointer.
+    unsafe {
+        #[cfg(target_os = "linux")]
+        return libc::syscall(libc::SYS_setgroups, groups.len(), groups.as_ptr());
+        #[cfg(not(target_os = "linux"))]
+        return libc::setgroups(groups.len() as _, groups.as_ptr()) as libc::c_long;
+    }
+}
+
+/// `setgid` for this process alone (see [`set_groups`]).
+///
+/// # Safety
+/// In the child.
+unsafe fn set_gid(gid: u32) -> libc::c_long {
+    // SAFETY: a plain integer argument.
+    unsafe {
+        #[cfg(target_os = "linux")]
+        return libc::syscall(libc::SYS_setgid, gid);
+        #[cfg(not(target_os = "linux"))]
+        return libc::setgid(gid as libc::gid_t) as libc::c_long;
+    }
+}
+
+/// `setuid` for this process alone (see [`set_groups`]).
+///
+/// # Safety
+/// In the child.
+unsafe fn set_uid(uid: u32) -> libc::c_long {
+    // SAFETY: a plain integer argument.
+    unsafe {
+        #[cfg(target_os = "linux")]
+        return libc::syscall(libc::SYS_setuid, uid);
+        #[cfg(not(target_os = "linux"))]
+        return libc::setuid(uid as libc::uid_t) as libc::c_long;
     }
 }
 

@@ -107,7 +107,7 @@ pub(super) struct Prepared {
     ruleset: Option<OwnedFd>,
     restrict_flags: u32,
     /// Seccomp programs, installed in order.
-    filters: Vec<BpfProgram>,
+    filters: &'static [BpfProgram],
     mounts: Vec<Mount>,
     /// Not root: the mount namespace comes with a user namespace, and these
     /// are the `uid_map` and `gid_map` lines.
@@ -146,12 +146,7 @@ pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Pr
     } else {
         None
     };
-    let filters = build_filters(req.policy.network).map_err(|e| {
-        Error::io(
-            "compile the sandbox's seccomp filter",
-            &std::io::Error::other(e),
-        )
-    })?;
+    let filters = compiled_filters(req.policy.network)?;
     let mut mounts = Vec::new();
     for path in req.read_only {
         mounts.push(Mount {
@@ -305,6 +300,21 @@ fn target_arch() -> seccompiler::TargetArch {
     return seccompiler::TargetArch::riscv64;
 }
 
+/// [`build_filters`], compiled once per network setting.
+fn compiled_filters(network: bool) -> Result<&'static [BpfProgram]> {
+    use std::sync::OnceLock;
+    static ON: OnceLock<std::result::Result<Vec<BpfProgram>, String>> = OnceLock::new();
+    static OFF: OnceLock<std::result::Result<Vec<BpfProgram>, String>> = OnceLock::new();
+    let cell = if network { &ON } else { &OFF };
+    match cell.get_or_init(|| build_filters(network).map_err(|e| e.to_string())) {
+        Ok(filters) => Ok(filters),
+        Err(e) => Err(Error::io(
+            "compile the sandbox's seccomp filter",
+            &std::io::Error::other(e.clone()),
+        )),
+    }
+}
+
 /// The seccomp programs: the refusals (`EPERM`), `clone3` (`ENOSYS`), and
 /// on x86-64 the x32 ABI (`EPERM`).
 fn build_filters(network: bool) -> seccompiler::Result<Vec<BpfProgram>> {
@@ -433,6 +443,12 @@ fn x32_filter() -> BpfProgram {
     ]
 }
 
+/// A user namespace cannot be made by a child that shares its parent's
+/// memory.
+pub(super) fn needs_own_memory(p: &Prepared) -> bool {
+    p.user_ns.is_some()
+}
+
 /// The macOS wrapper has no Linux counterpart: the child applies it.
 pub(super) fn wrap_argv(
     _: &Prepared,
@@ -472,7 +488,7 @@ pub(super) unsafe fn apply_in_child(p: &Prepared) -> std::result::Result<(), i32
             }
             libc::close(fd);
         }
-        for filter in &p.filters {
+        for filter in p.filters {
             let prog = libc::sock_fprog {
                 len: filter.len() as u16,
                 filter: filter.as_ptr() as *mut libc::sock_filter,

@@ -97,6 +97,12 @@ pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Pr
     })
 }
 
+/// `sandbox-exec` applies the profile: nothing runs in the child.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+pub(super) fn needs_own_memory(_: &Prepared) -> bool {
+    false
+}
+
 /// `sandbox-exec -p PROFILE -- program args...`.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 pub(super) fn wrap_argv(

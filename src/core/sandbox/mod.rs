@@ -398,6 +398,14 @@ impl Prepared {
         (applied, self.temp)
     }
 
+    /// The child must have memory of its own (a `fork`, not a child that
+    /// borrows the parent's until `execve`): Linux, not root, with a mount
+    /// namespace to make (a user namespace comes with it, and `unshare`
+    /// refuses one to a process sharing its memory).
+    pub fn needs_own_memory(&self) -> bool {
+        imp::needs_own_memory(&self.platform)
+    }
+
     /// The argv to execute instead of `argv` (macOS: `sandbox-exec -p
     /// PROFILE -- program args`); `None` where the sandbox is applied in
     /// the child instead (Linux).
