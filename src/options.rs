@@ -187,7 +187,6 @@ impl<'e> Opts<'e> {
 
     /// The `sandbox` option (see [`crate::core::sandbox::Policy::from_json`]).
     /// Absent: off.
-    #[cfg(unix)]
     pub fn sandbox(&mut self, key: &'static str) -> CoreResult<crate::core::sandbox::Policy> {
         let what = format!("{}.{key}", self.what);
         let Some(v) = self.get(key)? else {

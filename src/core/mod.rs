@@ -43,7 +43,6 @@ mod pty_child;
 mod pty_fork;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod pty_spawn;
-#[cfg(unix)]
 pub mod sandbox;
 pub mod screen;
 pub mod session;

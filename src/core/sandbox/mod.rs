@@ -42,6 +42,44 @@ use linux as imp;
 mod macos;
 #[cfg(target_os = "macos")]
 use macos as imp;
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+use unsupported as imp;
+
+/// Where ptypilot has no sandbox (Windows): every policy is missing
+/// everything, so `start` refuses unless `ifUnavailable: 'warn'`.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+mod unsupported {
+    use super::Request;
+    use crate::core::error::Result;
+    use std::ffi::OsString;
+    use std::path::{Path, PathBuf};
+
+    pub(super) struct Prepared;
+
+    pub(super) fn prepare(_: &Request<'_>, missing: &mut Vec<String>) -> Result<Prepared> {
+        missing.push(format!(
+            "ptypilot has no sandbox on {}",
+            std::env::consts::OS
+        ));
+        Ok(Prepared)
+    }
+
+    pub(super) fn needs_own_memory(_: &Prepared) -> bool {
+        false
+    }
+
+    pub(super) fn wrap_argv(
+        _: &Prepared,
+        _: &Path,
+        _: &[OsString],
+    ) -> Option<(PathBuf, Vec<OsString>)> {
+        None
+    }
+
+    pub(super) unsafe fn apply_in_child(_: &Prepared) -> std::result::Result<(), i32> {
+        Ok(())
+    }
+}
 
 /// What [`prepare`] hands the platform: the policy with its paths resolved.
 pub(crate) struct Request<'a> {
@@ -285,6 +323,25 @@ impl TempDir {
     /// Makes a new folder `ptypilot-sandbox-XXXXXX` (mode 0700) in the
     /// system's temporary folder.
     pub fn new() -> std::io::Result<TempDir> {
+        #[cfg(not(unix))]
+        {
+            use std::time::{SystemTime, UNIX_EPOCH};
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = std::env::temp_dir().join(format!(
+                "ptypilot-sandbox-{}-{nanos:08x}",
+                std::process::id()
+            ));
+            std::fs::create_dir(&path)?;
+            return Ok(TempDir { path });
+        }
+        #[cfg(unix)]
+        Self::make()
+    }
+
+    #[cfg(unix)]
+    fn make() -> std::io::Result<TempDir> {
         let base = std::env::temp_dir();
         let template = base.join("ptypilot-sandbox-XXXXXX");
         let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes())
@@ -621,6 +678,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn temp_dir_is_private_and_removed() {
         use std::os::unix::fs::PermissionsExt;

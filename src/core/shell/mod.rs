@@ -300,7 +300,6 @@ pub struct ShellOptions {
     pub snapshot: Option<PathBuf>,
     /// The sandbox every command runs in (the shell itself runs in it).
     /// Its workspace stays the shell's first working directory.
-    #[cfg(unix)]
     pub sandbox: crate::core::sandbox::Policy,
 }
 
@@ -315,7 +314,6 @@ impl Default for ShellOptions {
             rows: 24,
             session_env: Vec::new(),
             snapshot: None,
-            #[cfg(unix)]
             sandbox: crate::core::sandbox::Policy::default(),
         }
     }
