@@ -29,7 +29,7 @@
 // downloads a browser). It runs with its telemetry off
 // (DESKTOP_COMMANDER_DISABLE_TELEMETRY) and a throw-away HOME for its config.
 //
-//   node bench/cases/agent-tasks.js [--repeats=3] [--only=repl,git] [--servers=ptypilot,desktop-commander] [--verbose]
+//   node bench/cases/agent-tasks.js [--repeats=3] [--only=repl,git] [--servers=ptypilot,desktop-commander] [--sandbox=workspace-write|read-only|off] [--verbose]
 
 const { execFileSync, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -468,7 +468,9 @@ async function main() {
   const servers = {}
   for (const name of names) {
     if (name === 'ptypilot') {
-      servers[name] = { server: new Server(name, process.execPath, [path.join(ROOT, 'bin', 'ptypilot.js'), 'mcp'], env, ws, 'pty_list'), agent: ptypilotAgent }
+      // `--sandbox=MODE` (default: the server's own, workspace-write with the network on).
+      const sandbox = opts.sandbox === undefined ? [] : ['--sandbox', String(opts.sandbox)]
+      servers[name] = { server: new Server(name, process.execPath, [path.join(ROOT, 'bin', 'ptypilot.js'), 'mcp', ...sandbox], env, ws, 'pty_list'), agent: ptypilotAgent }
     } else if (name === 'desktop-commander') {
       const entry = desktopCommander()
       servers[name] = { server: new Server(name, process.execPath, [entry, '--no-onboarding'], env, ws, 'list_sessions'), agent: desktopCommanderAgent }

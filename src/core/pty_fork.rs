@@ -2,10 +2,14 @@
 //! ([`SpawnOptions::run_as`](crate::core::session::SpawnOptions::run_as)),
 //! or in a sandbox ([`SpawnOptions::sandbox`](crate::core::session::SpawnOptions::sandbox)).
 //!
-//! Why `fork`: `posix_spawn` cannot change the user or confine the program
-//! (it runs no code of ours between its `clone` and the `execve`), and
-//! portable-pty's `CommandBuilder` has no way to either. So this path forks
-//! the process and the child does, in order:
+//! Why a child of our own: `posix_spawn` cannot change the user or confine
+//! the program (it runs no code of ours between its `clone` and the
+//! `execve`), and portable-pty's `CommandBuilder` has no way to either. On
+//! Linux the child borrows this process's memory until its `execve`
+//! (`clone(CLONE_VM | CLONE_VFORK)`, as glibc's `posix_spawn` does), so
+//! starting it copies nothing; a sandbox that makes a user namespace needs
+//! a `fork` instead (see [`sandbox::Prepared::needs_own_memory`]), as does
+//! every other system. The child does, in order:
 //!
 //! - every signal back to its default disposition (Node ignores `SIGPIPE`
 //!   and `SIGXFSZ`, and `SIG_IGN` survives `execve`) and then an empty signal
@@ -27,7 +31,9 @@
 //!
 //! The parent is multi-threaded, so between `fork` and `execve` the child
 //! calls only async-signal-safe functions on memory prepared before the fork
-//! (no allocation). When a step fails the child writes its errno to a
+//! (no allocation); the identity changes are the system calls themselves
+//! (glibc's `setuid` would signal the threads of the process it believes it
+//! is, which for a child sharing memory are the parent's). When a step fails the child writes its errno to a
 //! close-on-exec pipe and exits; the parent reads the pipe (end-of-file means
 //! the `execve` succeeded), reaps such a child and returns the error, so a
 //! program that cannot start fails the call as on the other paths.
