@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, Shell, ToolRegistry, exec, sandboxRefusals, terminalTools, type SandboxOption } from '../index.js'
+import { serveMcp } from './mcp-client'
 
 const ROOT = process.getuid?.() === 0
 const base = mkdtempSync(join(tmpdir(), 'ptypilot-sandbox-test-'))
@@ -163,11 +164,13 @@ describe('refused, and the model told', () => {
       "Error: EACCES: permission denied, open '/srv/x'",
       "fatal: Unable to create '/repo/.git/index.lock': Read-only file system",
       "touch: cannot touch '/t/ok': Permission denied",
-    ].join('\n'), info)).toEqual([
+      'sh: 1: cannot create notes.txt: Permission denied',
+    ].join('\n'), info, { cwd: '/w' })).toEqual([
       'the sandbox refused: write /home/u/.bashrc (the sandbox is read-only)',
       'the sandbox refused: write /etc/hosts (the sandbox is read-only)',
       'the sandbox refused: write /srv/x (the sandbox is read-only)',
       'the sandbox refused: write /repo/.git/index.lock (the sandbox is read-only)',
+      'the sandbox refused: write /w/notes.txt (the sandbox is read-only)',
     ])
     expect(sandboxRefusals('cannot create /x: Permission denied', null)).toEqual([])
     const many = Array.from({ length: 9 }, (_, i) => `cannot create /x${i}: Permission denied`).join('\n')
@@ -176,6 +179,29 @@ describe('refused, and the model told', () => {
       'the sandbox refused: write /x1 (the sandbox is read-only)',
       'the sandbox refused 7 more',
     ])
+  })
+
+  it('ptypilot mcp: workspace-write with the network on by default; --no-network, --sandbox read-only and off', async () => {
+    const write = `echo x > ${victim}; echo y > ws-file; python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:${webPort}/').read().decode())"`
+    const cases: Array<[string[], RegExp[], RegExp[]]> = [
+      [[], [/the sandbox refused: write .*victim \(outside the workspace\)/, /web-answered/], [/network is off/]],
+      [['--no-network'], [/outside the workspace/, /the sandbox refused: a network connection \(the network is off\)/], [/web-answered/]],
+      [['--sandbox', 'read-only'], [/the sandbox refused: write .*ws-file \(the sandbox is read-only\)/], []],
+      [['--sandbox', 'off'], [/web-answered/], [/the sandbox refused/]],
+    ]
+    for (const [args, present, absent] of cases) {
+      const served = await serveMcp(args, { cwd: ws })
+      try {
+        const reply = await served.call('pty_exec', { command: 'sh', args: ['-c', write] })
+        for (const re of present) expect(reply.text, `mcp ${args.join(' ')}`).toMatch(re)
+        for (const re of absent) expect(reply.text, `mcp ${args.join(' ')}`).not.toMatch(re)
+        expect(existsSync(victim)).toBe(args[1] === 'off')
+        rmSync(victim, { force: true })
+        rmSync(join(ws, 'ws-file'), { force: true })
+      } finally {
+        await served.close()
+      }
+    }
   })
 
   it('rejects options it cannot honour, naming why', async () => {

@@ -69,6 +69,7 @@ export interface SandboxInfo {
  * The lines "the sandbox refused: write /home/u/.bashrc (outside the workspace)" for what
  * `output` shows the sandbox refused: errors the program printed (`Permission denied`,
  * `Read-only file system`, `Operation not permitted`) on a path the sandbox keeps read-only, or
- * on the network when it is off. At most `max` lines, the last one counting the rest.
+ * on the network when it is off. At most `max` lines (default 5), the last one counting the rest.
+ * Relative paths are taken from `cwd` (default `process.cwd()`).
  */
 export function sandboxRefusals(output: string, sandbox: SandboxInfo | null, options?: { cwd?: string; max?: number }): string[]

@@ -16,6 +16,8 @@ const NETWORK_WORDS = /socket|connect|urlopen|network|https?:|curl|wget|fetch|ge
 const NO_RESOLVER = /Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo E/
 const QUOTED = /[‘'"`“]([^'"`’”\n]+)['"’”]/g
 const PATHLIKE = /(?:^|[\s:=(])((?:~|\.{1,2})?\/[^\s:'"`’,;)]*|[\w.+-]+\/[^\s:'"`’,;)]*)/g
+/** A bare name right before the error (`sh: 1: cannot create notes.txt: Permission denied`). */
+const BEFORE_ERROR = /(?:^|\s)([^\s:'"`‘’]+): (?:Permission denied|Read-only file system|Operation not permitted)/g
 const ENDPOINT = /(https?:\/\/[^\s'">)]+)|\b((?:\d{1,3}\.){3}\d{1,3}|localhost|\[[0-9a-fA-F:]+\]):(\d{1,5})\b/
 
 /** True when `p` is `dir` or inside it. */
@@ -29,6 +31,7 @@ function pathsIn(line) {
   const found = []
   for (const m of line.matchAll(QUOTED)) if (m[1].includes('/') || m[1].startsWith('.')) found.push(m[1])
   for (const m of line.matchAll(PATHLIKE)) if (!found.includes(m[1]) && m[1] !== '/') found.push(m[1])
+  for (const m of line.matchAll(BEFORE_ERROR)) if (!found.includes(m[1]) && !/^\d+$/.test(m[1])) found.push(m[1])
   return found
 }
 
@@ -75,7 +78,7 @@ function sandboxRefusals(output, sandbox, options) {
   }
   if (options === undefined || options === null) options = {}
   if (typeof options !== 'object') throw invalidArg(`options must be an object, got ${describe(options)}`)
-  const cwd = options.cwd ?? sandbox.writable[0] ?? process.cwd()
+  const cwd = options.cwd ?? process.cwd()
   if (typeof cwd !== 'string') throw invalidArg(`options.cwd must be a path, got ${describe(cwd)}`)
   const max = options.max ?? 5
   if (!Number.isSafeInteger(max) || max < 1) throw invalidArg(`options.max must be a positive integer, got ${describe(max)}`)
