@@ -324,6 +324,10 @@ describe('holes that stay closed', () => {
   it('inherits no descriptor but the terminal (a leaking spawn shows the check sees one)', async () => {
     const list = 'ls /proc/self/fd | tr "\\n" " "'
     expect((await sh(list, WRITE)).output.trim()).toBe('0 1 2 3')
+    // Plain pipes (exec without a terminal): stdin, stdout, stderr, and still confined.
+    const piped = await exec({ command: 'sh', args: ['-c', `${list}; echo x > ${victim}`], cwd: ws, pty: false, sandbox: WRITE })
+    expect(piped.output).toMatch(/^0 1 2 3 .*Permission denied/s)
+    expect(existsSync(victim)).toBe(false)
     // The same check under a spawn that passes a fourth descriptor on: it shows.
     const leaky = spawnSync('sh', ['-c', list], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
     expect(leaky.stdout.toString().trim().split(' ').length).toBeGreaterThan(4)
