@@ -32,10 +32,12 @@ type Outcome = {
 let root = ''
 
 beforeEach(() => {
-  // A package root as users get it: package.json and lib/binding.js, no addon.
+  // A package root as users get it: package.json, lib/binding.js and
+  // lib/platform.js, no addon.
   root = mkdtempSync(join(tmpdir(), 'ptypilot-binding-'))
   mkdirSync(join(root, 'lib'))
   copyFileSync(join(repo, 'lib', 'binding.js'), join(root, 'lib', 'binding.js'))
+  copyFileSync(join(repo, 'lib', 'platform.js'), join(root, 'lib', 'platform.js'))
   copyFileSync(join(repo, 'package.json'), join(root, 'package.json'))
   return () => rmSync(root, { recursive: true, force: true })
 })

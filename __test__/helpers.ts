@@ -4,15 +4,27 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** Open file descriptors of this process. */
+/** Linux, where /proc shows processes and descriptors (the tests' main platform). */
+export const onLinux = process.platform === 'linux'
+
+/**
+ * Skips the running test, with the reason, off Linux: for a test that
+ * reads /proc (`why`) to check what it checks.
+ */
+export function linuxOnly(ctx: { skip: (note?: string) => void }, why: string): void {
+  if (!onLinux) ctx.skip(`Linux only: ${why}`)
+}
+
+/** Open file descriptors of this process (`/proc/self/fd`; `/dev/fd` on macOS). */
 export function fdCount(): number {
-  return readdirSync('/proc/self/fd').length
+  return readdirSync(onLinux ? '/proc/self/fd' : '/dev/fd').length
 }
 
 /**
  * Open descriptors of this process of the kinds a pty session uses: the pty
  * master (`/dev/ptmx`), the slave (`/dev/pts/N`, held only while spawning),
- * pidfds and eventfds.
+ * pidfds and eventfds. Linux only (the `/proc/self/fd` links); tests that use
+ * it call {@link linuxOnly}.
  */
 export function sessionFds(): Record<'ptmx' | 'pts' | 'pidfd' | 'eventfd', number> {
   const counts = { ptmx: 0, pts: 0, pidfd: 0, eventfd: 0 }
@@ -31,8 +43,17 @@ export function sessionFds(): Record<'ptmx' | 'pts' | 'pidfd' | 'eventfd', numbe
   return counts
 }
 
-/** Kernel state letter of a process (`'Z'` for a zombie), or null when it does not exist. */
+/**
+ * Kernel state letter of a process (`'Z'` for a zombie), or null when it
+ * does not exist: `/proc/PID/stat` on Linux, `ps -o stat=` elsewhere (macOS's
+ * `I`, idle, reads as `S`).
+ */
 export function procState(pid: number): string | null {
+  if (!onLinux) {
+    const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })
+    const letter = ps.status === 0 ? ps.stdout.trim().charAt(0) : ''
+    return letter === '' ? null : letter === 'I' ? 'S' : letter
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
@@ -49,7 +70,7 @@ export function alive(pid: number): boolean {
 
 /** True when `pid` exists at all (a zombie included). */
 export function exists(pid: number): boolean {
-  return existsSync(`/proc/${pid}`)
+  return onLinux ? existsSync(`/proc/${pid}`) : procState(pid) !== null
 }
 
 /** Whether a program is installed. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as tty from 'node:tty'
 import { spawn, open, fork, createTerminal, type IPty, type IUnixPty } from 'ptypilot/node-pty'
-import { alive, exists, fdCount } from './helpers'
+import { alive, exists, fdCount, linuxOnly } from './helpers'
 
 const isRoot = process.getuid?.() === 0
 
@@ -339,7 +339,8 @@ describe('IPty members', () => {
     process.kill(child, 'SIGKILL')
   })
 
-  it('fd is a descriptor of the pty in this process, closed when the exit is delivered', async () => {
+  it('fd is a descriptor of the pty in this process, closed when the exit is delivered', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/self/fd')
     const p = spawn('sh', ['-c', 'read x']) as IUnixPty
     const w = watch(p)
     const fd = p.fd
@@ -393,7 +394,8 @@ describe('IPty members', () => {
 })
 
 describe('open(): a pty pair with no program', () => {
-  it('gives master and slave streams that talk to each other, close-on-exec, sized', async () => {
+  it('gives master and slave streams that talk to each other, close-on-exec, sized', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc')
     const pair = open({ cols: 120, rows: 33 })
     try {
       expect(pair.pid).toBe(-1)
@@ -475,7 +477,8 @@ describe('semantics', () => {
     }
   })
 
-  it('signal dispositions and the signal mask are reset in the program', async () => {
+  it('signal dispositions and the signal mask are reset in the program', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/status')
     // Node ignores SIGPIPE (and more): the program must not inherit that.
     const mine = /SigIgn:\s*([0-9a-f]+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]
     expect(BigInt('0x' + mine)).not.toBe(0n)
@@ -494,7 +497,8 @@ describe('semantics', () => {
     expect(await w.exit).toMatchObject({ exitCode: 0 })
   })
 
-  it('the pty descriptors are close-on-exec: programs this process starts get none of them', async () => {
+  it('the pty descriptors are close-on-exec: programs this process starts get none of them', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/fd')
     const p = spawn('sh', ['-c', 'read x']) as IUnixPty
     const w = watch(p)
     expect(tty.isatty(p.fd)).toBe(true)

@@ -6,7 +6,7 @@
 // @types/node). Also: what the tarballs hold, the glibc the binary needs, and
 // that versions and entry points agree.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { execFile, spawnSync } from 'node:child_process'
@@ -24,11 +24,29 @@ const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
 const key = hostKey()
 const published = existsSync(join(repo, 'npm', key))
 
-/** PATH without the folders that hold cargo or rustc: a machine without Rust. */
-const pathWithoutRust = (process.env.PATH ?? '')
-  .split(delimiter)
-  .filter((dir) => dir !== '' && !existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc')))
-  .join(delimiter)
+/** Rust's programs, as rustup, Debian's rustc-web and Homebrew install them. */
+const RUST_PROGRAMS = /^(cargo|rustc|rustup|rustdoc|rustfmt|rust-[\w-]+|cargo-[\w-]+|clippy-driver)$/
+
+/**
+ * `path` as on a machine without Rust, and nothing else missing: each folder
+ * that holds `cargo` or `rustc` is replaced by a folder in `scratch` with
+ * links to its other programs. (Debian's rustc-web and Homebrew put Rust in
+ * the same folder as node and npm, so dropping the folder would lose them.)
+ */
+function hideRust(path: string, scratch: string): string {
+  return path
+    .split(delimiter)
+    .map((dir, i) => {
+      if (dir === '' || (!existsSync(join(dir, 'cargo')) && !existsSync(join(dir, 'rustc')))) return dir
+      const shadow = join(scratch, `path-${i}`)
+      mkdirSync(shadow, { recursive: true })
+      for (const name of readdirSync(dir)) {
+        if (!RUST_PROGRAMS.test(name)) symlinkSync(join(dir, name), join(shadow, name))
+      }
+      return shadow
+    })
+    .join(delimiter)
+}
 
 /** Whether the build links with zig (scripts/build.js uses it when present). */
 function zigAvailable(): boolean {
@@ -130,7 +148,7 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
   let work = ''
   let packs: ReturnType<typeof packLocal>
   let project = ''
-  const env = { ...process.env, PATH: pathWithoutRust }
+  const env: NodeJS.ProcessEnv = { ...process.env }
 
   const npm = (args: string[]) =>
     run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: project, env })
@@ -138,6 +156,7 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'ptypilot-package-'))
+    env.PATH = hideRust(process.env.PATH ?? '', join(work, 'bin'))
     packs = packLocal({ out: join(work, 'dist'), build: false })
     project = join(work, 'project')
     mkdirSync(project)
@@ -176,9 +195,11 @@ describe.skipIf(!published)('installed from the packed tarballs', () => {
     }
   })
 
-  it('the project has no Rust toolchain on its PATH', () => {
+  it('the project has no Rust toolchain on its PATH, and the rest of it', () => {
     expect(spawnSync('cargo', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' })
     expect(spawnSync('rustc', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' })
+    expect(spawnSync('npm', ['--version'], { env, encoding: 'utf8' }).stdout.trim()).toMatch(/^\d+\.\d+/)
+    expect(spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim()).toBe(process.version)
   })
 
   it('require() and import load the installed package and run a real session', async () => {

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { Process } from '../index.js'
-import { alive, fdCount, procState } from './helpers.js'
+import { alive, fdCount, procState, linuxOnly } from './helpers.js'
 
 type Code = { code?: string; message: string }
 
@@ -152,7 +152,8 @@ async function rejection(promise: Promise<unknown>): Promise<Code> {
 }
 
 describe('finding processes', () => {
-  it('fromPid describes a running child: pid, ppid, argv, group, status', async () => {
+  it('fromPid describes a running child: pid, ppid, argv, group, status', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/stat')
     const sh = start('sh', ['-c', 'sleep 30; :', 'name with spaces', '', 'ünï'])
     const p = Process.fromPid(sh.pid)!
     expect(p).toBeInstanceOf(Process)
@@ -280,7 +281,8 @@ describe('terminate', () => {
     await allGone(pids)
   })
 
-  it("with group, never signals the caller's own process group", async () => {
+  it("with group, never signals the caller's own process group", async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/stat')
     // A child started without `detached` shares our group; signalling that
     // group would take this test process (and the runner) down.
     const t = start('sleep', ['30'])

@@ -9,7 +9,7 @@ import { spawn as spawnChild } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import { getEventListeners } from 'node:events'
 import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
-import { alive, collector, exists, fdCount, procState, sessionFds } from './helpers.js'
+import { alive, collector, exists, fdCount, procState, sessionFds, linuxOnly } from './helpers.js'
 
 async function run(command: string, args: string[] = [], extra: object = {}) {
   const out = collector()
@@ -189,7 +189,8 @@ describe('answers to input read on the JS thread', () => {
     "        print('got ' + line, flush=True)",
   ].join('\n')
 
-  it('keys one at a time, a flood after a line, more keys: every byte once, in order', async () => {
+  it('keys one at a time, a flood after a line, more keys: every byte once, in order', async (ctx) => {
+    linuxOnly(ctx, 'counts descriptors by their /proc/self/fd links')
     // Sessions of earlier tests that were killed without waiting end first.
     await vi.waitFor(() => expect(sessionFds()).toMatchObject({ ptmx: 0, pidfd: 0 }))
     const kindsBefore = sessionFds()
@@ -489,7 +490,8 @@ describe('spawn errors', () => {
 describe("the program's terminal, signals and descriptors", () => {
   // What the spawn gives the program whatever state this (Node) process is in.
 
-  it('leads its own session, with the pty as controlling terminal and foreground group', async () => {
+  it('leads its own session, with the pty as controlling terminal and foreground group', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/stat')
     const { exit, text, session } = await run('sh', ['-c', 'tty; cat /proc/$$/stat'])
     expect(exit.exitCode).toBe(0)
     const [tty, stat] = text.split('\r\n')
@@ -530,7 +532,8 @@ describe("the program's terminal, signals and descriptors", () => {
     expect(out.text()).toContain('winch')
   })
 
-  it('starts with every signal at its default disposition and none blocked', async () => {
+  it('starts with every signal at its default disposition and none blocked', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/status')
     // Node ignores SIGPIPE and SIGXFSZ; a program must not inherit that.
     expect(readFileSync('/proc/self/status', 'utf8')).not.toMatch(/^SigIgn:\t0+$/m)
     const { exit, text } = await run('grep', ['-E', '^Sig(Ign|Blk)', '/proc/self/status'])
@@ -538,7 +541,8 @@ describe("the program's terminal, signals and descriptors", () => {
     expect(text).toBe('SigBlk:\t0000000000000000\r\nSigIgn:\t0000000000000000\r\n')
   })
 
-  it('has only the terminal open: no descriptor of this process leaks into it', async () => {
+  it('has only the terminal open: no descriptor of this process leaks into it', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/fd')
     const { exit, text } = await run('sh', ['-c', 'for f in 0 1 2; do readlink /proc/$$/fd/$f; done; ls /proc/$$/fd'])
     expect(exit.exitCode).toBe(0)
     const [fd0, fd1, fd2, list] = text.split('\r\n')
@@ -680,7 +684,8 @@ describe('load and leaks', () => {
     })
   })
 
-  it('100 sequential sessions leak no file descriptors', async () => {
+  it('100 sequential sessions leak no file descriptors', async (ctx) => {
+    linuxOnly(ctx, 'counts descriptors by their /proc/self/fd links')
     await run('true') // warm up lazily created descriptors
     const before = fdCount()
     const kindsBefore = sessionFds()

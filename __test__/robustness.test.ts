@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PtySession, Process, Shell, ToolRegistry, exec, type PtypilotError } from '../index.js'
-import { alive, have } from './helpers.js'
+import { alive, have, linuxOnly } from './helpers.js'
 
 const indexPath = fileURLToPath(new URL('../index.js', import.meta.url))
 
@@ -237,7 +237,8 @@ describe('shells are in the exit cleanup', () => {
     }
   })
 
-  it('a Shell in a worker ends with worker.terminate(), also when the main thread loaded ptypilot', async () => {
+  it('a Shell in a worker ends with worker.terminate(), also when the main thread loaded ptypilot', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/self/task and /proc/self/fd')
     const child = await runNode(`
       const { Worker } = require('node:worker_threads');
       const { PtySession } = require(${JSON.stringify(indexPath)});

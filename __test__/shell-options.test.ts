@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Shell, executeShell, type PtypilotError } from '../index.js'
-import { have } from './helpers.js'
+import { have, linuxOnly } from './helpers.js'
 
 const shells = ['bash', 'dash', ...(have('zsh') ? ['zsh'] : []), ...(have('fish') ? ['fish'] : [])]
 
@@ -302,7 +302,8 @@ describe.each(shells)('%s: commands that try to break the markers', (program) =>
     expect(s.pid === pid || pid === null).toBe(true)
   })
 
-  it('a child that forges the end with what it finds in /proc/$PPID/environ does not end the run early', async () => {
+  it('a child that forges the end with what it finds in /proc/$PPID/environ does not end the run early', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/environ')
     const s = shell()
     // Every 32-hex-digit word in the shell's environment, as D and E markers.
     const forge = join(dir, 'forge.sh')
@@ -322,7 +323,8 @@ describe.each(shells)('%s: commands that try to break the markers', (program) =>
     expect(r).toMatchObject({ exitCode: 5, output: 'still running\n', timedOut: false })
   })
 
-  it('the nonce is not in the environment the shell or its children got', async () => {
+  it('the nonce is not in the environment the shell or its children got', async (ctx) => {
+    linuxOnly(ctx, 'reads /proc/PID/environ')
     const s = shell()
     const r = await s.run({
       command: spell(

@@ -14,6 +14,7 @@ import { join, dirname } from 'node:path'
 import { readRecording, replay } from '../index.js'
 import { fileURLToPath } from 'node:url'
 import { chromiumAvailable, openBrowser } from './browser'
+import { linuxOnly } from './helpers.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const suite = join(root, '__test__', 'fixtures', 'kit-failing')
@@ -76,7 +77,8 @@ function failure(output: string, name: string): string {
 }
 
 describe('a failing suite in a child Vitest', () => {
-  it('shows the screens and leaves no program running', { timeout: 60_000 }, async () => {
+  it('shows the screens and leaves no program running', { timeout: 60_000 }, async (ctx) => {
+    linuxOnly(ctx, 'finds left-over programs by /proc/PID/environ')
     const token = randomUUID()
     const recordDir = mkdtempSync(join(tmpdir(), 'ptypilot-kit-rec-'))
     const { code, output } = await runVitest(token, recordDir)

@@ -14,7 +14,8 @@
 // When neither loads it throws one `ERR_NO_BINDING` error naming the
 // platform, architecture and libc, the package it looked for, what happened
 // at each attempt (not found, or found but failed to load and why) and how to
-// fix it. Nothing here runs at install time.
+// fix it. Nothing here runs at install time. Which package serves which
+// machine is lib/platform.js.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -22,41 +23,7 @@ const path = require('node:path')
 const ROOT = path.join(__dirname, '..')
 const { name: PACKAGE_NAME, version: VERSION } = require('../package.json')
 
-/** The platforms a package is published for (see the `npm/` folder). */
-const SUPPORTED = ['linux-x64-gnu', 'linux-arm64-gnu', 'darwin-x64', 'darwin-arm64']
-
-/** `'glibc'`, `'musl'`, or `null` off Linux. */
-function detectLibc() {
-  if (process.platform !== 'linux') return null
-  // The ldd script names its libc; reading it is cheaper than a process report.
-  try {
-    return fs.readFileSync('/usr/bin/ldd', 'latin1').includes('musl') ? 'musl' : 'glibc'
-  } catch {
-    return glibcVersion() === null ? 'musl' : 'glibc'
-  }
-}
-
-/** The running glibc's version (`'2.36'`), or null when it is not glibc. */
-function glibcVersion() {
-  if (process.platform !== 'linux' || !process.report) return null
-  const excluded = process.report.excludeNetwork
-  try {
-    process.report.excludeNetwork = true
-    const version = process.report.getReport().header.glibcVersionRuntime
-    return typeof version === 'string' ? version : null
-  } catch {
-    return null
-  } finally {
-    process.report.excludeNetwork = excluded
-  }
-}
-
-/** The platform key of the packages and files: `linux-x64-gnu`, `darwin-arm64`, ... */
-function platformKey(platform, arch, libc) {
-  if (platform === 'linux') return `linux-${arch}-${libc === 'musl' ? 'musl' : 'gnu'}`
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  return `${platform}-${arch}`
-}
+const { SUPPORTED, choosePackage, detectLibc, glibcVersion } = require('./platform.js')
 
 /** One lookup: `{ what, location, status: 'loaded' | 'not found' | 'failed', detail }`. */
 function attemptLocal(key) {
@@ -149,8 +116,7 @@ function noBindingError({ platform, arch, libc, key, packageName, attempts }) {
 function loadBinding() {
   const { platform, arch } = process
   const libc = detectLibc()
-  const key = platformKey(platform, arch, libc)
-  const packageName = `${PACKAGE_NAME}-${key}`
+  const { key, packageName } = choosePackage({ platform, arch, libc }, PACKAGE_NAME)
   const attempts = []
   for (const attempt of [() => attemptLocal(key), () => attemptPackage(packageName)]) {
     const result = attempt()

@@ -6,13 +6,18 @@
 //   ptypilot-<version>.tgz                 the JS, the types and the loader
 //   ptypilot-<platform>-<version>.tgz      npm/<platform>/ with the .node file
 //
-// The platform package is packed from a scratch copy of npm/<platform>/, so
-// the repository's npm/ folder never holds a binary. On Linux it prints the
-// highest glibc symbol version the binary needs (objdump -T).
+// The platform package is packed from a scratch copy of npm/<platform>/
+// (packPlatform packs any platform's package, given its binary). On Linux it
+// prints the highest glibc symbol version the binary needs (objdump -T).
 //
-// Usage: node scripts/pack-local.js [--out DIR] [--no-build]
+// With --all it packs every published platform's package instead, from the
+// binaries `npm run build:all` put into npm/<platform>/ (the cross toolchain
+// of scripts/setup-cross.sh builds them).
+//
+// Usage: node scripts/pack-local.js [--out DIR] [--no-build] [--all]
 //   --out       where the tarballs go (default: dist/)
-//   --no-build  pack the addon already built in the package root
+//   --no-build  pack the addon(s) already built
+//   --all       the root package and all four platform packages
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -98,15 +103,31 @@ function packLocal({ out = path.join(ROOT, 'dist'), build = true } = {}) {
   if (!fs.existsSync(template)) throw new Error(`no platform package folder npm/${key} (published platforms only)`)
   if (!fs.existsSync(binary)) throw new Error(`${path.basename(binary)} is missing; run \`npm run build\` first`)
   fs.mkdirSync(out, { recursive: true })
+  const platformPack = packPlatform(key, binary, out)
+  const rootPack = npmPack(ROOT, out)
+  return { root: rootPack, platform: platformPack, key, glibc: process.platform === 'linux' ? maxGlibc(binary) : null }
+}
 
+/**
+ * `npm pack` of the platform package `key` (npm/<key>/) with the binary
+ * `binary` and the licence, into `out`: packed from a scratch copy, so npm/
+ * itself is left as it was. Any published platform can be packed here, not
+ * only this machine's (the binaries `npm run build:all` puts into npm/).
+ * @param {string} key
+ * @param {string} binary
+ * @param {string} out
+ * @returns {Pack}
+ */
+function packPlatform(key, binary, out) {
+  const template = path.join(ROOT, 'npm', key)
+  const name = `ptypilot.${key}.node`
+  fs.mkdirSync(out, { recursive: true })
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'ptypilot-pack-'))
   try {
-    fs.cpSync(template, stage, { recursive: true })
-    fs.copyFileSync(binary, path.join(stage, path.basename(binary)))
+    for (const file of ['package.json', 'README.md']) fs.copyFileSync(path.join(template, file), path.join(stage, file))
+    fs.copyFileSync(binary, path.join(stage, name))
     fs.copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stage, 'LICENSE'))
-    const platformPack = npmPack(stage, out)
-    const rootPack = npmPack(ROOT, out)
-    return { root: rootPack, platform: platformPack, key, glibc: process.platform === 'linux' ? maxGlibc(binary) : null }
+    return npmPack(stage, out)
   } finally {
     fs.rmSync(stage, { recursive: true, force: true })
   }
@@ -121,15 +142,37 @@ function describePack(pack) {
   return `${pack.file}: ${kib(pack.size)} packed, ${kib(pack.unpackedSize)} unpacked, ${pack.files.length} files`
 }
 
+/**
+ * The root tarball and one tarball per published platform, from npm/<key>/'s
+ * binaries (after `npm run build:all`, run first unless `build` is false).
+ * @param {{ out?: string, build?: boolean }} [options]
+ * @returns {Pack[]}
+ */
+function packAll({ out = path.join(ROOT, 'dist'), build = true } = {}) {
+  const { PLATFORMS } = require('./platforms.js')
+  if (build) run(process.execPath, [path.join(__dirname, 'build-all.js')], { cwd: ROOT, stdio: 'inherit' })
+  const packs = PLATFORMS.map((/** @type {{ key: string }} */ p) => {
+    const binary = path.join(ROOT, 'npm', p.key, `ptypilot.${p.key}.node`)
+    if (!fs.existsSync(binary)) throw new Error(`npm/${p.key}/${path.basename(binary)} is missing; run \`npm run build:all\` first`)
+    return packPlatform(p.key, binary, out)
+  })
+  return [npmPack(ROOT, out), ...packs]
+}
+
 function main() {
   const args = process.argv.slice(2)
   const outAt = args.indexOf('--out')
   const out = outAt === -1 ? path.join(ROOT, 'dist') : path.resolve(args[outAt + 1])
-  const result = packLocal({ out, build: !args.includes('--no-build') })
+  const build = !args.includes('--no-build')
+  if (args.includes('--all')) {
+    for (const pack of packAll({ out, build })) console.log(describePack(pack))
+    return
+  }
+  const result = packLocal({ out, build })
   for (const pack of [result.root, result.platform]) console.log(describePack(pack))
   if (result.glibc) console.log(`highest glibc symbol version the addon needs: GLIBC_${result.glibc}`)
 }
 
 if (require.main === module) main()
 
-module.exports = { packLocal, maxGlibc, hostKey, describePack }
+module.exports = { packLocal, packPlatform, packAll, maxGlibc, hostKey, describePack }

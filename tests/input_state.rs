@@ -2,6 +2,10 @@
 //! terminal's modes give, programs that must never count as waiting, the
 //! settle that ends on input, and input written with echo off kept out of
 //! the recording. (The many-observation runs are in the Vitest suite.)
+//!
+//! Linux only: elsewhere the kernel does not show what a program waits in
+//! (see `core::input_state`).
+#![cfg(target_os = "linux")]
 
 use std::time::Duration;
 

@@ -96,6 +96,7 @@ fn wait_for(s: &Session, text: &str) {
 }
 
 /// Lines of this process's (this thread's) `/proc` status that start with `key`.
+#[cfg(target_os = "linux")]
 fn own_status(key: &str) -> String {
     let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
     status
@@ -106,6 +107,7 @@ fn own_status(key: &str) -> String {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // reads /proc
 fn program_leads_a_session_whose_controlling_terminal_is_the_pty() {
     let _guard = setup();
     let (exit, out, s) = run(opts("sh", &["-c", "tty; cat /proc/$$/stat"]));
@@ -170,6 +172,7 @@ fn resize_delivers_sigwinch() {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // reads /proc
 fn signals_start_at_default_and_unblocked() {
     let _guard = setup();
     // The parent ignores and blocks some (else this test could not fail).
@@ -184,6 +187,7 @@ fn signals_start_at_default_and_unblocked() {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // reads /proc
 fn only_the_terminal_is_open_in_the_program() {
     let _guard = setup();
     // The parent holds descriptors without close-on-exec (else this test could
@@ -288,6 +292,7 @@ fn a_script_without_interpreter_line_runs_with_bin_sh() {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // reads /proc
 fn sequential_sessions_leak_no_descriptors() {
     let _guard = setup();
     // Sessions of the other tests in this process may still be closing
