@@ -204,6 +204,21 @@ describe('refused, and the model told', () => {
     }
   })
 
+  it("confines the registry's interactive tools (workspace: the registry's cwd)", async () => {
+    const registry = new ToolRegistry({ cwd: ws, sandbox: WRITE })
+    registry.register({
+      name: 'writer',
+      commands: [{ name: 'write', program: ['sh', '-c', `echo x > ${victim}; echo y > tool-wrote && echo wrote`] }],
+    })
+    const reply = await registry.respond('writer', { action: 'spawn', command: 'write' })
+    // The screen is 80 columns wide: the error wraps.
+    expect(reply.text).toMatch(/cannot create \S*outside\/victim: Permissio\s*n denied/)
+    expect(reply.text).toContain('wrote')
+    expect(existsSync(victim)).toBe(false)
+    expect(existsSync(join(ws, 'tool-wrote'))).toBe(true)
+    await registry.abortAll()
+  })
+
   it('rejects options it cannot honour, naming why', async () => {
     await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', network: { allow: ['127.0.0.1:5432'] } } as never }))
       .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('not an address') })

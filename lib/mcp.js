@@ -51,7 +51,7 @@ const OPTIONS = [
   { key: 'ask', flag: 'ask', env: 'PTYPILOT_MCP_ASK', kind: 'list', help: 'ask the person before calls of these permission classes: start (pty_exec, pty_start), input (pty_send), stop (pty_stop); through the client (MCP elicitation), else the allow list decides' },
   { key: 'web', flag: 'web', env: 'PTYPILOT_MCP_WEB', kind: 'web', help: 'serve the live panel of the terminal sessions on 127.0.0.1 (PORT, or any free port); the URL goes to stderr and as a log message' },
   { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
-  { key: 'sandbox', flag: 'sandbox', env: 'PTYPILOT_MCP_SANDBOX', kind: 'mode', default: 'workspace-write', help: 'the sandbox of the terminal tools\' programs: workspace-write (write only in the working directory, .git read-only, and a private temporary folder), read-only, or off (default workspace-write)' },
+  { key: 'sandbox', flag: 'sandbox', env: 'PTYPILOT_MCP_SANDBOX', kind: 'mode', default: 'workspace-write', help: 'the sandbox of every program the tools run: workspace-write (write only in the working directory and a private temporary folder; .git read-only for the terminal tools, writable for the git tool), read-only, or off (default workspace-write)' },
   { key: 'network', flag: 'network', env: 'PTYPILOT_MCP_NETWORK', kind: 'switch', default: true, help: 'sandboxed programs may use the network (on by default, so package installs work); --no-network or 0 allows only Unix sockets' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
@@ -453,6 +453,10 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
   const registry = new ptypilot.ToolRegistry({
     isolation: 'process',
     cwd: options.cwd,
+    // The git tool and the modules' tools run in the same sandbox as the terminal tools, but
+    // with .git writable: staging and rebasing is what the git tool is served for.
+    ...(options.sandbox !== undefined &&
+      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false, readOnly: [] } }),
     ...(options.maxHandles !== undefined && { maxHandles: options.maxHandles }),
     ...(options.maxContentChars !== undefined && { maxContentChars: options.maxContentChars }),
     ...(options.hostTimeoutMs !== undefined && { hostTimeoutMs: options.hostTimeoutMs }),

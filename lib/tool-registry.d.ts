@@ -294,6 +294,13 @@ export interface ToolRegistryOptions {
   /** Receives every event; a listener that throws is reported as a process warning. */
   onEvent?: (event: ToolEvent) => void
   /**
+   * The sandbox the registered interactive tools' programs run in (see `PtyOptions.sandbox`);
+   * with `'workspace-write'` the workspace is `cwd`. The terminal tools take their own
+   * (`terminalTools({ sandbox })`).
+   * @default 'off'
+   */
+  sandbox?: import('./sandbox.js').SandboxOption
+  /**
    * `'process'` runs the registry in a child Node process (the isolated host), so that a native
    * crash there never takes this process down: same API and results, calls carried over IPC.
    * When the host dies (crash, SIGKILL, out of memory) its programs are killed (a process that

@@ -59,6 +59,7 @@ impl NativeRegistry {
         let max_content = opts
             .integer("maxContentChars", 100.0, 1.0e8)
             .into_js(&env)?;
+        let sandbox = opts.sandbox("sandbox").into_js(&env)?;
         // Wired up by the JS layer.
         opts.skip("onEvent");
         opts.finish().into_js(&env)?;
@@ -80,6 +81,7 @@ impl NativeRegistry {
             max_content_chars: max_content.map_or(defaults.max_content_chars, |n| n as usize),
             base_env: base_env.map(|m| m.into_iter().collect()),
             first_id: first_id.map_or(1, |n| n.clamp(1.0, 1.0e15) as u64),
+            sandbox,
         };
         let slot: Arc<std::sync::OnceLock<Registry>> = Arc::new(std::sync::OnceLock::new());
         let listener: Option<Arc<dyn EventListener>> = match on_events {

@@ -63,12 +63,16 @@ pub struct RegistryOptions {
     /// host after a crash starts past the ids of the one that died, so a lost
     /// id never names a new handle.
     pub first_id: u64,
+    /// The sandbox every tool's program runs in; its workspace is `cwd`
+    /// (when given) whatever folder a tool names.
+    pub sandbox: crate::core::sandbox::Policy,
 }
 
 impl Default for RegistryOptions {
     fn default() -> Self {
         RegistryOptions {
             cwd: None,
+            sandbox: crate::core::sandbox::Policy::default(),
             max_handles: DEFAULT_MAX_HANDLES,
             max_content_chars: super::DEFAULT_MAX_CONTENT_CHARS,
             base_env: None,
@@ -457,6 +461,13 @@ impl Registry {
             // Pipes content is stdout: keep head and tail, in bytes a little
             // beyond the character limit so the final cut is by characters.
             capture_limit: (!spec.pty).then_some(self.shared.options.max_content_chars * 4 + 64),
+            sandbox: {
+                let mut sandbox = self.shared.options.sandbox.clone();
+                if sandbox.workspace.is_none() {
+                    sandbox.workspace = self.shared.options.cwd.clone();
+                }
+                sandbox
+            },
             ..SpawnOptions::default()
         }
     }
