@@ -219,6 +219,14 @@ describe('refused, and the model told', () => {
     await registry.abortAll()
   })
 
+  it('a step that fails in the child is ERR_SANDBOX_UNAVAILABLE naming the errno, and nothing runs', async () => {
+    // Covering a folder with /dev/null (as a denied socket) fails in the child: ENOTDIR.
+    const marker = join(ws, 'ran')
+    await expect(exec({ command: 'touch', args: [marker], cwd: ws, sandbox: { mode: 'workspace-write', denyUnixSockets: [outside] } }))
+      .rejects.toMatchObject({ code: 'ERR_SANDBOX_UNAVAILABLE', message: expect.stringContaining('ENOTDIR') })
+    expect(existsSync(marker)).toBe(false)
+  })
+
   it('rejects options it cannot honour, naming why', async () => {
     await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', network: { allow: ['127.0.0.1:5432'] } } as never }))
       .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('not an address') })
