@@ -5,7 +5,7 @@
 // git, cc/make, node, a local HTTP server, a Unix-socket daemon.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -364,6 +364,42 @@ describe('holes that stay closed', () => {
     // The same check under a spawn that passes a fourth descriptor on: it shows.
     const leaky = spawnSync('sh', ['-c', list], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
     expect(leaky.stdout.toString().trim().split(' ').length).toBeGreaterThan(4)
+  })
+
+  // Without root the mount namespace for .git comes inside a user namespace that maps only the
+  // user's own ids (and the child forks instead of borrowing memory). The package is copied where
+  // that user can read it; the program runs as nobody.
+  it.skipIf(!ROOT)('as an unprivileged user: .git read-only through a user namespace, writes outside refused', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ptypilot-sandbox-nobody-'))
+    const root = join(__dirname, '..')
+    for (const f of ['index.js', 'package.json', 'lib', ...readdirSync(root).filter((f) => /^ptypilot\..*\.node$/.test(f))]) {
+      cpSync(join(root, f), join(home, 'pkg', f), { recursive: true })
+    }
+    const repo = join(home, 'repo')
+    mkdirSync(repo)
+    execFileSync('git', ['init', '-q', repo])
+    const script = join(home, 'run.js')
+    writeFileSync(script, `
+      const { exec } = require(${JSON.stringify(join(home, 'pkg', 'index.js'))})
+      const cmd = 'id -u; echo a > f && echo wrote-f; echo b > .git/x; echo c > ${home}/out; unshare -U -r true || echo no-userns'
+      Promise.all(['off', 'workspace-write'].map((sandbox) => exec({ command: 'sh', args: ['-c', cmd], cwd: ${JSON.stringify(repo)}, sandbox })))
+        .then((rs) => console.log(JSON.stringify(rs.map((r) => r.output))), (e) => console.log(JSON.stringify([e.code, e.message])))
+    `)
+    execFileSync('chown', ['-R', '65534:65534', home])
+    try {
+      const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script], { encoding: 'utf8', timeout: 20_000 })
+      const [off, sandboxed] = JSON.parse(run.stdout.trim().split('\n').pop() ?? '[]')
+      expect(off, run.stderr).toBe('65534\nwrote-f\n')
+      expect(existsSync(join(home, 'out'))).toBe(true)
+      rmSync(join(home, 'out'))
+      expect(sandboxed).toMatch(/^65534\nwrote-f\n/)
+      expect(sandboxed).toMatch(/\.git\/x: Read-only file system/)
+      expect(sandboxed).toMatch(/out: Permission denied/)
+      expect(sandboxed).toContain('no-userns')
+      expect(existsSync(join(home, 'out'))).toBe(false)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('confines what the program starts: a child of a child is still refused', async () => {
