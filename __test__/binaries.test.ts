@@ -59,7 +59,7 @@ describe.skipIf(!toolsAvailable())('built binaries', () => {
   describe.each(PLATFORMS)('$key', (p) => {
     const { file, missing } = binaryOf(p)
 
-    const kind = p.format === 'elf' ? 'an ELF' : 'a Mach-O'
+    const kind = p.format === 'elf' ? 'an ELF' : p.format === 'pe' ? 'a PE32+' : 'a Mach-O'
     it(`is ${kind} ${p.machine} shared library that exports napi_register_module_v1 and needs only N-API and the C library`, (ctx) => {
       if (!file) return ctx.skip(missing)
       const facts = inspect(file, p)
@@ -118,6 +118,7 @@ describe.skipIf(!toolsAvailable())('built binaries', () => {
       if (!x64) return ctx.skip('no Linux x64 binary built')
       expect(problems(inspect(x64, platform('linux-x64-gnu')), platform('linux-arm64-gnu'))).toContain('architecture x86-64, expected aarch64')
       expect(() => inspect(x64, platform('darwin-x64'))).toThrow(/not a 64-bit little-endian Mach-O/)
+      expect(problems(inspect(x64, platform('win32-x64-gnu')), platform('win32-x64-gnu'))).toContain('format unknown, expected pe')
     })
 
     it('a Mach-O file changed after signing fails the signature check', (ctx) => {

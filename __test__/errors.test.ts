@@ -26,6 +26,7 @@ const ALL = [
   'ERR_MOUSE_OFF',
   'ERR_HOST_CRASHED',
   'ERR_SANDBOX_UNAVAILABLE',
+  'ERR_UNSUPPORTED',
   'ERR_INTERNAL',
   'ERR_NO_BINDING',
 ] as const satisfies readonly PtypilotErrorCode[]

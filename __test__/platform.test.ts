@@ -14,8 +14,10 @@ const { SUPPORTED, choosePackage, detectLibc } = require('../lib/platform.js') a
 const { PLATFORMS } = require('../scripts/platforms.js') as typeof import('../scripts/platforms.js')
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
 
-type Manifest = { name: string; main: string; files: string[]; os: string[]; cpu: string[]; libc?: string[] }
-const manifests: Manifest[] = readdirSync(join(repo, 'npm')).map((dir) => JSON.parse(readFileSync(join(repo, 'npm', dir, 'package.json'), 'utf8')))
+type Manifest = { name: string; main: string; files: string[]; os: string[]; cpu: string[]; libc?: string[]; unlisted?: string }
+const all: Manifest[] = readdirSync(join(repo, 'npm')).map((dir) => JSON.parse(readFileSync(join(repo, 'npm', dir, 'package.json'), 'utf8')))
+/** The published packages; an `unlisted` one (built and checked, never run on its platform) is not handed to users. */
+const manifests = all.filter((m) => !m.unlisted)
 
 describe('the loader picks the platform package', () => {
   it.each([
@@ -49,10 +51,21 @@ describe('the loader picks the platform package', () => {
     }
   })
 
+  it('win32 x64 picks the unlisted GNU package, which npm does not install', () => {
+    const win = all.find((m) => m.unlisted)!
+    expect(win.name).toBe('ptypilot-win32-x64-gnu')
+    const chosen = choosePackage({ platform: win.os[0], arch: win.cpu[0], libc: null }, pkg.name)
+    expect(chosen).toEqual({ key: 'win32-x64-gnu', packageName: win.name, file: 'ptypilot.win32-x64-gnu.node', published: false })
+    expect(win.main).toBe(chosen.file)
+    expect(win.files).toEqual([chosen.file])
+    expect(Object.keys(pkg.optionalDependencies)).not.toContain(win.name)
+  })
+
   it('the root package depends on each platform package, and the build table builds each one', () => {
     expect(Object.keys(pkg.optionalDependencies).sort()).toEqual(SUPPORTED.map((k: string) => `ptypilot-${k}`).sort())
-    expect(PLATFORMS.map((p) => p.key).sort()).toEqual([...SUPPORTED].sort())
-    for (const p of PLATFORMS) {
+    const listed = PLATFORMS.filter((p) => !p.unlisted)
+    expect(listed.map((p) => p.key).sort()).toEqual([...SUPPORTED].sort())
+    for (const p of listed) {
       const m = manifests.find((x) => x.name === `ptypilot-${p.key}`)!
       expect([m.os[0], m.cpu[0], m.libc?.[0]]).toEqual([p.os, p.cpu, p.libc])
     }

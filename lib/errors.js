@@ -26,6 +26,7 @@ const CODES = Object.freeze([
   'ERR_MOUSE_OFF',
   'ERR_HOST_CRASHED',
   'ERR_SANDBOX_UNAVAILABLE',
+  'ERR_UNSUPPORTED',
   'ERR_INTERNAL',
   'ERR_NO_BINDING', // thrown by lib/binding.js when the addon cannot be loaded
 ])

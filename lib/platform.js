@@ -18,7 +18,9 @@ const SUPPORTED = ['linux-x64-gnu', 'linux-arm64-gnu', 'darwin-x64', 'darwin-arm
  */
 function platformKey(platform, arch, libc) {
   if (platform === 'linux') return `linux-${arch}-${libc === 'musl' ? 'musl' : 'gnu'}`
-  if (platform === 'win32') return `win32-${arch}-msvc`
+  // Windows: built with the GNU toolchain (mingw-w64); Node-API is a C ABI, so it loads in
+  // Node's MSVC build (see npm/win32-x64-gnu/README.md).
+  if (platform === 'win32') return `win32-${arch}-gnu`
   return `${platform}-${arch}`
 }
 

@@ -8,6 +8,8 @@
 //   linux-arm64-gnu  Debian's Rust with its arm64 std, linked by zig against glibc 2.28
 //   darwin-x64       Debian's Rust, -Zbuild-std, linked by zig; macOS 10.15 or newer
 //   darwin-arm64     the same for arm64; macOS 11.0 or newer
+//   win32-x64-gnu    Debian's Rust, -Zbuild-std, linked by mingw-w64 (not published: see
+//                    npm/win32-x64-gnu/README.md)
 //
 // The macOS binaries get the install name `@rpath/ptypilot.<platform>.node`
 // (not the build folder's path) and are stripped of local symbols by rustc
@@ -46,6 +48,15 @@ function crossEnv(platform) {
   // A rustup toolchain chosen by the caller's environment must not leak in.
   for (const name of ['RUSTUP_TOOLCHAIN', 'RUSTC_WRAPPER', 'RUSTFLAGS', 'CARGO_BUILD_RUSTFLAGS']) delete env[name]
   if (platform.buildStd) env.RUSTC_BOOTSTRAP = '1'
+  if (platform.format === 'pe') {
+    // napi-build's GNU setup links against a `libnode.dll`: an import library of node.exe's
+    // Node-API names (scripts/windows/node-api.def) stands in for it.
+    const lib = path.join(ROOT, 'target', 'windows-lib')
+    fs.mkdirSync(lib, { recursive: true })
+    run('x86_64-w64-mingw32-dlltool', ['-d', path.join(__dirname, 'windows', 'node-api.def'), '-D', 'node.exe', '-l', path.join(lib, 'libnode.dll')])
+    env.LIBNODE_PATH = lib
+    env[`CARGO_TARGET_${platform.target.toUpperCase().replace(/-/g, '_')}_LINKER`] = 'x86_64-w64-mingw32-gcc'
+  }
   if (platform.macos) {
     env.MACOSX_DEPLOYMENT_TARGET = platform.macos
     const flags = `CARGO_TARGET_${platform.target.toUpperCase().replace(/-/g, '_')}_RUSTFLAGS`
@@ -90,6 +101,11 @@ function build(platform) {
     fs.copyFileSync(path.join(ROOT, name), dest)
     return dest
   }
+  if (platform.format === 'pe') {
+    run('/usr/bin/cargo', ['build', '--release', '--lib', '--target', platform.target, ...buildStdArgs(platform)], { env: crossEnv(platform) })
+    fs.copyFileSync(path.join(CROSS_TARGET_DIR, platform.target, 'release', 'ptypilot.dll'), dest)
+    return dest
+  }
   // cargo-zigbuild reads a glibc version after the Linux triple.
   const target = platform.glibc ? `${platform.target}.${platform.glibc}` : platform.target
   run('cargo-zigbuild', ['zigbuild', '--release', '--lib', '--target', target, ...buildStdArgs(platform)], { env: crossEnv(platform) })
@@ -106,10 +122,15 @@ function build(platform) {
  * @param {import('./platforms.js').Platform[]} platforms
  */
 function clippy(platforms) {
-  const env = crossEnv(platforms[0])
-  env.RUSTC_BOOTSTRAP = '1'
-  const targets = platforms.flatMap((p) => ['--target', p.target])
-  run('/usr/bin/cargo', ['clippy', '--all-targets', ...targets, '-Zbuild-std=std,panic_abort', '--', '-D', 'warnings'], { env })
+  const all = platforms.filter((p) => !p.libOnly)
+  const libOnly = platforms.filter((p) => p.libOnly)
+  for (const [group, scope] of /** @type {const} */ ([[all, '--all-targets'], [libOnly, '--lib']])) {
+    if (group.length === 0) continue
+    const env = Object.assign({}, ...group.map(crossEnv))
+    env.RUSTC_BOOTSTRAP = '1'
+    const targets = group.flatMap((p) => ['--target', p.target])
+    run('/usr/bin/cargo', ['clippy', scope, ...targets, '-Zbuild-std=std,panic_abort', '--', '-D', 'warnings'], { env })
+  }
 }
 
 /**
@@ -134,6 +155,8 @@ function main() {
   const mode = argv.includes('--clippy') ? 'clippy' : argv.includes('--tests') ? 'tests' : 'build'
   let platforms = only ? only.map((k) => require('./platforms.js').platform(k)) : PLATFORMS
   if (mode !== 'build') platforms = platforms.filter((p) => p.toolchain === 'debian')
+  // The tests drive Unix programs: a library-only platform has clippy of its library alone.
+  if (mode === 'tests') platforms = platforms.filter((p) => !p.libOnly)
   if (platforms.some((p) => p.toolchain === 'debian')) checkToolchain()
   const started = Date.now()
   if (mode === 'clippy') {

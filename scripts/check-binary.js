@@ -16,8 +16,8 @@
 //   load code whose signature does not).
 //
 // ELF files are read with LLVM's `llvm-readelf` (any architecture); Mach-O
-// files are parsed here. One reader per format (`READERS`): a PE32+ reader for
-// win32 adds a key there and its checks in `problems`.
+// files are parsed here, PE32+ files by scripts/windows/pe.js (Windows: system DLLs and
+// node.exe only). One reader per format (`READERS`).
 //
 // Usage: node scripts/check-binary.js KEY FILE   (KEY: a platform of scripts/platforms.js)
 
@@ -25,6 +25,7 @@ const { spawnSync, execFileSync } = require('node:child_process')
 const crypto = require('node:crypto')
 const fs = require('node:fs')
 const { platform: platformOf } = require('./platforms.js')
+const { readPe, SYSTEM_DLLS } = require('./windows/pe.js')
 
 /**
  * @typedef {object} Facts what a binary is and needs
@@ -170,8 +171,8 @@ function readMachO(file) {
   return { format: 'macho', machine, library, exports, imports, libraries, glibc: null, optional: [], minos, installName, localSymbols: dysymtab ? dysymtab.nlocal : null, signature }
 }
 
-/** One reader per binary format (`pe` for win32 goes here). */
-const READERS = { elf: readElf, macho: readMachO }
+/** One reader per binary format. */
+const READERS = { elf: readElf, macho: readMachO, pe: readPe }
 
 /**
  * What `file` is and needs.
@@ -200,6 +201,11 @@ function problems(facts, platform) {
     for (const l of facts.libraries) if (!GLIBC_LIBRARIES.test(l)) out.push(`needs ${l}, which is not part of glibc`)
     if (!facts.glibc) out.push('needs no GLIBC_ symbol version at all (not linked against glibc?)')
     else if (platform.glibc && compareVersions(facts.glibc, platform.glibc) > 0) out.push(`needs GLIBC_${facts.glibc}, newer than ${platform.glibc}`)
+  }
+  if (platform.format === 'pe') {
+    // Windows: system DLLs only (a mingw runtime DLL such as libgcc_s_seh-1.dll or
+    // libwinpthread-1.dll would be missing on the user's machine), and node.exe for N-API.
+    for (const l of facts.libraries) if (!SYSTEM_DLLS.test(l) && !/^node\.exe$/i.test(l)) out.push(`needs ${l}, which is not a system DLL`)
   }
   if (platform.format === 'macho') {
     for (const l of facts.libraries) if (!l.startsWith('/usr/lib/')) out.push(`needs ${l}, which is not a system library`)

@@ -12,6 +12,9 @@
 #   - the arm64 architecture and the compiled aarch64 standard library
 #     (`libstd-rust-web-dev:arm64`); `gcc-aarch64-linux-gnu` links arm64 test
 #     executables (zig's glibc 2.28 stubs lack `gettid`);
+#   - mingw-w64, the linker of the Windows addon (and its `dlltool`, which
+#     makes the import library napi-build's GNU setup wants: see
+#     scripts/windows/cargo.sh);
 #   - binutils and LLVM's `llvm-objdump`/`llvm-nm`/`llvm-readobj`, which the
 #     binary check reads the built files with;
 #   - zig (PyPI's `ziglang`) and `cargo-zigbuild`, which link the Linux
@@ -27,7 +30,7 @@ check_only=false
 # The Rust the cross builds need: Debian's, at least this version (edition
 # 2024 and -Zbuild-std as the build uses them).
 RUST_MIN=1.85
-DEB_PACKAGES=(rustc-web cargo-web rust-web-src rust-web-clippy rust-web-llvm gcc-aarch64-linux-gnu binutils llvm)
+DEB_PACKAGES=(rustc-web cargo-web rust-web-src rust-web-clippy rust-web-llvm gcc-aarch64-linux-gnu binutils llvm mingw-w64)
 ARM64_PACKAGES=(libstd-rust-web-dev:arm64)
 
 missing=()

@@ -62,7 +62,9 @@ function sync(root, write) {
   for (const dir of platformDirs(root)) {
     const file = path.join(dir, 'package.json')
     const platformPkg = readJson(file)
-    optional[platformPkg.name] = version
+    // A package marked `unlisted` (built and checked, never run on its
+    // platform: npm/win32-x64-gnu) keeps the version but is not handed to users.
+    if (!platformPkg.unlisted) optional[platformPkg.name] = version
     if (platformPkg.version !== version) {
       changes.push(`${path.relative(root, file)}: version ${platformPkg.version} -> ${version}`)
       platformPkg.version = version

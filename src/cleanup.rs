@@ -12,9 +12,11 @@ use std::rc::Rc;
 
 use napi::Env;
 
+#[cfg(unix)]
 use std::sync::Weak;
 
 use crate::core::session::WeakSession;
+#[cfg(unix)]
 use crate::core::shell::Shell;
 use crate::core::tools::registry::WeakRegistry;
 
@@ -26,6 +28,7 @@ pub enum Owner {
     /// A ToolRegistry and its handles.
     Registry(WeakRegistry),
     /// A Shell: its shell, the commands in its terminal, its command files.
+    #[cfg(unix)]
     Shell(Weak<Shell>),
 }
 
@@ -34,6 +37,7 @@ impl Owner {
         match self {
             Owner::Session(w) => w.upgrade().is_some_and(|s| s.running()),
             Owner::Registry(w) => w.upgrade().is_some(),
+            #[cfg(unix)]
             Owner::Shell(w) => w.upgrade().is_some(),
         }
     }
@@ -50,6 +54,7 @@ impl Owner {
                     r.kill_all_now();
                 }
             }
+            #[cfg(unix)]
             Owner::Shell(w) => {
                 if let Some(s) = w.upgrade() {
                     s.kill_now();
@@ -63,6 +68,8 @@ type Owners = Rc<RefCell<Vec<Owner>>>;
 
 thread_local! {
     /// This JS thread's owners; `None` until the first one (and the hook) exists.
+    // Clippy 1.96 for windows-gnu flags this already-const initializer.
+    #[cfg_attr(windows, allow(clippy::missing_const_for_thread_local))]
     static OWNERS: RefCell<Option<Owners>> = const { RefCell::new(None) };
 }
 

@@ -4,6 +4,7 @@
 //! (environment, `PWD`, `TERM`, size), so this only checks and converts.
 
 use std::collections::HashMap;
+#[cfg(unix)]
 use std::os::fd::IntoRawFd;
 
 use napi::bindgen_prelude::*;
@@ -72,6 +73,7 @@ pub(crate) fn spawn_options(o: NodePtyStart) -> CoreResult<SpawnOptions> {
         // node-pty's input modes: a typed character erased whole in a line
         // being edited (UTF-8 only), any key restarting stopped output, a bell
         // when the line is full.
+        #[cfg(unix)]
         input_flags: libc::IXANY | libc::IMAXBEL | if o.text { libc::IUTF8 } else { 0 },
         sandbox,
         ..SpawnOptions::default()
@@ -113,6 +115,7 @@ pub struct PtyPairFds {
 /// close them.
 #[napi(catch_unwind)]
 #[cfg_attr(test, allow(dead_code))]
+#[cfg(unix)]
 pub fn open_pty_pair(env: &Env, cols: f64, rows: f64) -> Result<PtyPairFds> {
     let (cols, rows) = check_size(cols, rows).into_js(env)?;
     let pair = pty::open_pair(cols, rows)
@@ -125,6 +128,19 @@ pub fn open_pty_pair(env: &Env, cols: f64, rows: f64) -> Result<PtyPairFds> {
     })
 }
 
+/// `open()` on Windows: `ERR_UNSUPPORTED` (a pseudo console has no pty
+/// pair to hand out).
+#[napi(catch_unwind)]
+#[cfg(windows)]
+pub fn open_pty_pair(env: &Env, cols: f64, rows: f64) -> Result<PtyPairFds> {
+    check_size(cols, rows).into_js(env)?;
+    Err(CoreError::new(
+        crate::core::ErrorCode::Unsupported,
+        "open() is not supported on Windows: a pseudo console has no pty pair to hand out",
+    ))
+    .into_js(env)
+}
+
 /// Sets the size of the pty whose master (or slave) is `fd`, for `open()`'s
 /// `resize`; the slave's foreground program gets `SIGWINCH`.
 #[napi(catch_unwind)]
@@ -132,6 +148,6 @@ pub fn open_pty_pair(env: &Env, cols: f64, rows: f64) -> Result<PtyPairFds> {
 pub fn resize_pty(env: &Env, fd: i32, cols: f64, rows: f64) -> Result<()> {
     let (cols, rows) = check_size(cols, rows).into_js(env)?;
     pty::set_size(fd, cols, rows)
-        .map_err(|e| CoreError::io("ioctl(TIOCSWINSZ)", &e))
+        .map_err(|e| CoreError::io("resize the terminal", &e))
         .into_js(env)
 }

@@ -235,9 +235,9 @@ fn grace_arg(ms: f64) -> CoreResult<Option<Duration>> {
 }
 
 /// A signal by name or number; `SIGTERM` when absent.
-fn signal_arg(signal: Option<Either<String, f64>>) -> CoreResult<nix::sys::signal::Signal> {
+fn signal_arg(signal: Option<Either<String, f64>>) -> CoreResult<crate::core::signal::Signal> {
     match signal {
-        None => Ok(nix::sys::signal::Signal::SIGTERM),
+        None => Ok(crate::core::signal::Signal::SIGTERM),
         Some(Either::A(name)) => proc_tree::parse_signal(&name),
         Some(Either::B(n)) if n.fract() == 0.0 && n.abs() <= f64::from(i32::MAX) => {
             proc_tree::signal_from_number(n as i32)
@@ -279,7 +279,7 @@ mod tests {
         assert_eq!(grace_arg(-1.0), Ok(None));
         assert_eq!(grace_arg(0.0), Ok(Some(Duration::ZERO)));
         assert!(grace_arg(f64::NAN).is_err());
-        use nix::sys::signal::Signal;
+        use crate::core::signal::Signal;
         assert_eq!(signal_arg(None), Ok(Signal::SIGTERM));
         assert_eq!(signal_arg(Some(Either::B(9.0))), Ok(Signal::SIGKILL));
         assert_eq!(

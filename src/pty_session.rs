@@ -160,10 +160,18 @@ impl NativeSession {
     /// owned by the caller, who must close it; `null` before `start`, for
     /// plain pipes and after the exit. It keeps the terminal open: close it
     /// once the exit was delivered.
+    /// Windows: always `null` (a pseudo console has no descriptor to share).
     #[napi(catch_unwind)]
     pub fn dup_master(&self) -> Option<i32> {
-        use std::os::fd::IntoRawFd;
-        Some(self.session.as_ref()?.dup_master()?.into_raw_fd())
+        #[cfg(unix)]
+        {
+            use std::os::fd::IntoRawFd;
+            Some(self.session.as_ref()?.dup_master()?.into_raw_fd())
+        }
+        #[cfg(windows)]
+        {
+            None
+        }
     }
 
     /// The name of the terminal's foreground program (`argv[0]` on Linux),

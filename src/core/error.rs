@@ -35,6 +35,9 @@ pub enum ErrorCode {
     /// The sandbox asked for cannot be applied: the kernel lacks what it
     /// needs (Landlock, or its ABI for a rule), named in the message.
     SandboxUnavailable,
+    /// The platform cannot do this (a Unix-only feature on Windows: the
+    /// persistent shell, `runAs`, the terminal's modes).
+    Unsupported,
     /// An unexpected operating-system failure (not one of the cases above).
     Internal,
 }
@@ -55,6 +58,7 @@ impl ErrorCode {
             ErrorCode::Limit => "ERR_LIMIT",
             ErrorCode::MouseOff => "ERR_MOUSE_OFF",
             ErrorCode::SandboxUnavailable => "ERR_SANDBOX_UNAVAILABLE",
+            ErrorCode::Unsupported => "ERR_UNSUPPORTED",
             ErrorCode::Internal => "ERR_INTERNAL",
         }
     }
@@ -107,9 +111,13 @@ impl Error {
         let path = path.into();
         let errno = err.raw_os_error();
         let name = errno.map(errno_name).unwrap_or("EUNKNOWN");
+        #[cfg(unix)]
         let desc = errno
             .map(|n| nix::errno::Errno::from_raw(n).desc().to_lowercase())
             .unwrap_or_else(|| err.to_string());
+        // Windows: the system's message for the error code, as it is.
+        #[cfg(windows)]
+        let desc = err.to_string();
         Error {
             code: ErrorCode::Spawn,
             message: format!("{what} {path}: {name}: {desc}"),
@@ -144,7 +152,24 @@ pub fn js_number(n: f64) -> String {
     format!("{n}")
 }
 
+/// The symbolic name of a Windows error code as libuv names it, e.g.
+/// `ENOENT` for `ERROR_FILE_NOT_FOUND` (2) and `ERROR_PATH_NOT_FOUND` (3),
+/// `EACCES` for `ERROR_ACCESS_DENIED` (5).
+#[cfg(windows)]
+pub fn errno_name(code: i32) -> &'static str {
+    match code {
+        2 | 3 => "ENOENT",
+        5 => "EACCES",
+        8 | 14 => "ENOMEM",
+        193 => "ENOEXEC",
+        206 => "ENAMETOOLONG",
+        267 => "ENOTDIR",
+        _ => "EUNKNOWN",
+    }
+}
+
 /// The symbolic name of an errno value, e.g. `ENOENT` for 2.
+#[cfg(unix)]
 pub fn errno_name(errno: i32) -> &'static str {
     use nix::errno::Errno;
     match Errno::from_raw(errno) {

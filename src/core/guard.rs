@@ -36,8 +36,11 @@ pub struct Incident {
 
 thread_local! {
     /// How many [`catch`] calls are on this thread's stack.
+    // Clippy 1.96 for windows-gnu flags this already-const initializer.
+    #[cfg_attr(windows, allow(clippy::missing_const_for_thread_local))]
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     /// What the hook saw of the last panic inside a [`catch`] on this thread.
+    #[cfg_attr(windows, allow(clippy::missing_const_for_thread_local))]
     static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 

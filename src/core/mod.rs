@@ -4,23 +4,23 @@
 //!
 //! - [`session`]: spawn a program in a pseudo-terminal and run its session loop
 //!   (read, decode, transcript, screen, writer queue, exit after drain).
-//! - `pty_spawn` (Linux, glibc; internal): start the program on the pty with
-//!   `posix_spawn` instead of forking the Node process.
-//! - `pty_fork` (internal): start it as another user (`fork`, `setuid`);
-//!   `pty_child` (internal): the C strings both paths give the child.
-//! - [`pty`]: pseudo-terminal facts (a pair with no program, the slave's name).
+//! - [`pty`]: the pseudo-terminal and starting a program on it, one file per
+//!   platform: Unix ptys (a pair with no program, the slave's name,
+//!   `posix_spawn` or `fork` onto the slave), Windows pseudo consoles
+//!   (ConPTY) and a Job Object per session.
 //! - [`shell`]: a persistent shell that knows when each command ends (markers).
 //! - [`screen`]: the screen model (a `vt100` wrapper): snapshots, query replies, modes.
 //! - [`transcript`]: the output ring buffer with absolute cursors, and escape stripping.
 //! - [`utf8`]: the incremental UTF-8 decoder.
 //! - [`keys`]: key names to the bytes a terminal sends.
 //! - [`proc_tree`]: the process table and tree termination (`/proc` on Linux,
-//!   libproc and `sysctl` on macOS).
+//!   libproc and `sysctl` on macOS, the ToolHelp snapshot on Windows).
+//! - [`signal`]: signals by name and number, one type on every platform.
 //! - [`tty`]: what the terminal says about input (modes, foreground group,
 //!   unread input and output).
 //! - [`input_state`]: whether the foreground job is blocked reading the
 //!   terminal (`/proc` with the observed program's syscall table on Linux;
-//!   the quiet fallback on macOS).
+//!   the quiet fallback on macOS and Windows).
 //! - [`sandbox`]: where a program may write and connect (Landlock, seccomp,
 //!   Seatbelt), applied in the child before `execve`.
 //! - [`fds`]: what another process's file descriptors refer to (Linux `/proc`, macOS `proc_pidfdinfo`).
@@ -37,16 +37,15 @@ pub mod input_state;
 pub mod keys;
 pub mod proc_tree;
 pub mod pty;
-#[cfg(unix)]
-mod pty_child;
-#[cfg(unix)]
-mod pty_fork;
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-mod pty_spawn;
 pub mod sandbox;
 pub mod screen;
 pub mod session;
+#[cfg(unix)]
 pub mod shell;
+#[cfg(windows)]
+#[path = "shell/windows.rs"]
+pub mod shell;
+pub mod signal;
 pub mod time;
 pub mod tools;
 pub mod transcript;

@@ -20,6 +20,8 @@
 //!   nothing written to it waits unread, no thread of its job runs, and no
 //!   output came for a while. Built for macOS and checked by `cargo clippy`
 //!   here; not run on a Mac by this project's CI.
+//! - `windows`: [`Reading::Unknown`] with no member: the console host keeps
+//!   a pseudo console's reads out of sight (the quiet fallback).
 //! - `other`: [`Reading::Unknown`] with no member (the same quiet fallback).
 //!
 //! Where the kernel refuses (a setuid program, a hardened `ptrace` policy)
@@ -40,9 +42,14 @@ mod macos;
 #[cfg(target_os = "macos")]
 use macos as sys;
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as sys;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 mod other;
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 use other as sys;
 
 /// Which call a reader sleeps in.

@@ -5,10 +5,10 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use nix::sys::signal::Signal;
+use crate::core::signal::Signal;
 use tokio_util::sync::CancellationToken;
 
-use super::{Pid, ProcRef, tree_of, unix, wait_exit};
+use super::{Pid, ProcRef, groups, tree_of, wait_exit};
 use crate::core::error::{Error, ErrorCode, Result};
 
 /// Stop-and-rescan rounds before a hard kill gives up looking for processes
@@ -18,7 +18,7 @@ const FREEZE_ROUNDS: usize = 8;
 /// True when `pgid` may be signalled as a group: a real group (`kill(-1)`
 /// would mean every process) that is not our own.
 pub fn group_signallable(pgid: Pid) -> bool {
-    pgid > 1 && pgid != unix::own_group()
+    pgid > 1 && pgid != groups::own_group()
 }
 
 /// Signals the process group `pgid` while one of `members` is still a live
@@ -32,7 +32,7 @@ pub fn signal_group(pgid: Pid, members: &[ProcRef], signal: Signal) -> bool {
     let held = members
         .iter()
         .any(|m| m.info().is_some_and(|i| i.pgid == pgid && !i.exited()));
-    held && unix::killpg(pgid, signal)
+    held && groups::killpg(pgid, signal)
 }
 
 /// Sends `signal` to `root` and all its descendants (including those that

@@ -78,9 +78,20 @@ use macos as sys;
 #[cfg(any(target_os = "macos", test))]
 mod procargs;
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as sys;
+// The group calls: `unix.rs` on Unix; on Windows, which has no process
+// groups, `windows.rs` answers them (nothing is sent).
+#[cfg(unix)]
+use unix as groups;
+#[cfg(windows)]
+use windows as groups;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 mod other;
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 use other as sys;
 
 #[cfg(all(test, target_os = "linux"))]

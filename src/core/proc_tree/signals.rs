@@ -1,7 +1,7 @@
 //! Signal names and numbers (`SIGTERM`, `TERM`, `15`), as the platform's C
 //! library numbers them (`nix::sys::signal::Signal` follows the target).
 
-use nix::sys::signal::Signal;
+use crate::core::signal::Signal;
 
 use crate::core::error::{Error, Result};
 

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use nix::sys::signal::Signal;
+use crate::core::signal::Signal;
 
 use super::{Pid, sys};
 

@@ -82,6 +82,8 @@ mod unsupported {
 }
 
 /// What [`prepare`] hands the platform: the policy with its paths resolved.
+/// (Windows applies none of it.)
+#[cfg_attr(windows, allow(dead_code))]
 pub(crate) struct Request<'a> {
     /// What was asked for.
     pub policy: &'a Policy,
@@ -324,7 +326,7 @@ impl TempDir {
     /// system's temporary folder.
     pub fn new() -> std::io::Result<TempDir> {
         #[cfg(not(unix))]
-        {
+        let made = {
             use std::time::{SystemTime, UNIX_EPOCH};
             let nanos = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -333,11 +335,11 @@ impl TempDir {
                 "ptypilot-sandbox-{}-{nanos:08x}",
                 std::process::id()
             ));
-            std::fs::create_dir(&path)?;
-            return Ok(TempDir { path });
-        }
+            std::fs::create_dir(&path).map(|()| TempDir { path })
+        };
         #[cfg(unix)]
-        Self::make()
+        let made = Self::make();
+        made
     }
 
     #[cfg(unix)]

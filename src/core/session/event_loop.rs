@@ -4,24 +4,23 @@
 //! in batches; writes queued input when the pty can take it; reaps the child;
 //! and publishes the exit only after the drain, last in the outbox.
 use std::collections::VecDeque;
-use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
-use nix::sys::wait::{WaitPidFlag, WaitStatus};
-use nix::unistd::Pid as NixPid;
-
-use super::output::{ReadEnd, ReadMode, Stream, Wake, read_into};
+use super::output::{ReadEnd, ReadMode, Stream, Wake};
 use super::spawn::Io;
 use super::state::{Command, Inner, Shared};
-use super::sys::{ExitWatch, write_some};
+use super::sys::{
+    self, ExitWatch, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT, PollFd, read_into, write_some,
+};
 use super::terminate::Termination;
 use super::{
     DEFAULT_GRACE, DRAIN_LAST_BATCHES, DRAIN_MAX, Exit, KILL_WAIT, LISTENER_HOLD, READ_BATCH,
     TREE_POLL,
 };
+use crate::core::fds::RawFd;
+use crate::core::signal::Signal;
 
 /// Panics in a row after which the session thread gives up (see [`Loop::run`]).
 const LOOP_PANICS_MAX: u32 = 3;
@@ -124,7 +123,7 @@ impl Loop {
             match command {
                 Command::Signal(sig) => {
                     if self.status.is_none() {
-                        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), sig);
+                        self.signal_program(sig);
                     }
                 }
                 Command::Terminate { grace } => {
@@ -150,7 +149,7 @@ impl Loop {
         }
         let roots: Vec<ProcRef> = self.root.into_iter().collect();
         let _ = guard::catch(|| proc_tree::kill_hard(&roots, &[self.pid], &mut Vec::new()));
-        let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
+        self.signal_program(Signal::SIGKILL);
         let until = Instant::now() + KILL_WAIT;
         while self.status.is_none() && Instant::now() < until {
             if guard::catch(|| self.reap()).is_err() {
@@ -233,9 +232,9 @@ impl Loop {
             )
         };
         let mut fds = Vec::with_capacity(4);
-        fds.push(libc::pollfd {
+        fds.push(PollFd {
             fd: self.shared.waker.fd(),
-            events: libc::POLLIN,
+            events: POLLIN,
             revents: 0,
         });
         // (index in `fds`, index in `outputs`)
@@ -247,9 +246,8 @@ impl Loop {
             let read = !(output.eof || paused || held && output.stream == Stream::Terminal);
             let write = want_write && Some(output.fd) == self.input_fd;
             if read || write {
-                let events =
-                    if read { libc::POLLIN } else { 0 } | if write { libc::POLLOUT } else { 0 };
-                fds.push(libc::pollfd {
+                let events = if read { POLLIN } else { 0 } | if write { POLLOUT } else { 0 };
+                fds.push(PollFd {
                     fd: output.fd,
                     events,
                     revents: 0,
@@ -265,18 +263,18 @@ impl Loop {
         if want_write && write_slot.is_none() {
             // A pipes program's stdin is its own descriptor.
             let fd = self.input_fd.unwrap_or(-1);
-            fds.push(libc::pollfd {
+            fds.push(PollFd {
                 fd,
-                events: libc::POLLOUT,
+                events: POLLOUT,
                 revents: 0,
             });
             write_slot = Some(fds.len() - 1);
         }
-        let exit_idx = match (&self.exit_watch, self.status.is_none()) {
-            (ExitWatch::PidFd(fd), true) => {
-                fds.push(libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
+        let exit_idx = match (self.exit_watch.fd(), self.status.is_none()) {
+            (Some(fd), true) => {
+                fds.push(PollFd {
+                    fd,
+                    events: POLLIN,
                     revents: 0,
                 });
                 Some(fds.len() - 1)
@@ -292,8 +290,7 @@ impl Loop {
                 t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
             })
         };
-        // SAFETY: `fds` is a valid array of initialised pollfd structs.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        let n = sys::poll(&mut fds, timeout_ms);
         if n < 0 {
             return; // EINTR: go round again.
         }
@@ -302,7 +299,7 @@ impl Loop {
         }
         let mut read = false;
         for (slot, i) in read_slots {
-            if fds[slot].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
+            if fds[slot].revents & (POLLIN | POLLHUP | POLLERR) == 0 {
                 continue;
             }
             if self.outputs[i].stream == Stream::Terminal
@@ -323,16 +320,16 @@ impl Loop {
         }
         if let Some(slot) = write_slot {
             let revents = fds[slot].revents;
-            if revents & libc::POLLOUT != 0 {
+            if revents & POLLOUT != 0 {
                 self.flush_queue();
-            } else if revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            } else if revents & (POLLERR | POLLHUP | POLLNVAL) != 0 {
                 // Nobody reads the input any more: drop what is queued.
                 self.shared.lock().queue.clear();
             }
         }
         let exited = match exit_idx {
             Some(i) => fds[i].revents != 0,
-            None => matches!(self.exit_watch, ExitWatch::Thread(_)),
+            None => true,
         };
         if exited && self.status.is_none() {
             self.reap();
@@ -390,9 +387,7 @@ impl Loop {
             }
             consider(now + TREE_POLL);
         }
-        if let ExitWatch::Thread(_) = self.exit_watch
-            && self.status.is_none()
-        {
+        if self.exit_watch.fd().is_none() && self.status.is_none() {
             consider(now + TREE_POLL);
         }
         next.map(|t| t.saturating_duration_since(now))
@@ -440,37 +435,10 @@ impl Loop {
 
     /// Collects the exit status of the child (it has exited).
     pub(super) fn reap(&mut self) {
-        let status = match &self.exit_watch {
-            ExitWatch::PidFd(_) => {
-                match nix::sys::wait::waitpid(
-                    NixPid::from_raw(self.pid),
-                    Some(WaitPidFlag::WNOHANG),
-                ) {
-                    Ok(WaitStatus::StillAlive) => return,
-                    Ok(status) => Some(status),
-                    Err(_) => None,
-                }
-            }
-            ExitWatch::Thread(slot) => {
-                match slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    Some(status) => Some(status),
-                    None => return,
-                }
-            }
+        let Some(exit) = self.exit_watch.reap(self.pid) else {
+            return;
         };
-        let exit = match status {
-            Some(WaitStatus::Exited(_, code)) => Exit {
-                exit_code: Some(code),
-                ..Exit::default()
-            },
-            Some(WaitStatus::Signaled(_, sig, _)) => Exit {
-                signal: Some(sig.as_str().to_owned()),
-                ..Exit::default()
-            },
-            // Reaped by someone else, or a status we do not expect: the
-            // process is gone without a known code.
-            _ => Exit::default(),
-        };
+        sys::program_exited(&self.io);
         self.status = Some(exit);
         self.exited_at = Some(Instant::now());
         // The input-state looks' descriptor of the slave must not keep the
@@ -478,6 +446,11 @@ impl Loop {
         let mut inner = self.shared.lock();
         inner.child_exited = true;
         inner.probe_slave = None;
+    }
+
+    /// Sends `signal` to the program (not its tree).
+    fn signal_program(&self, signal: Signal) {
+        sys::signal_program(self.pid, &self.io, signal);
     }
 
     pub(super) fn publish_exit(mut self, flags: Exit) {

@@ -40,7 +40,6 @@
 //! look reads a few small `/proc` files per process of the job (about
 //! 0.1 ms for a one-process job), on the runtime's thread, never on the JS
 //! thread ([`Session::input_state`] runs one look on its caller's thread).
-use std::os::fd::AsFd;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::Session;
@@ -300,11 +299,7 @@ impl Session {
             };
             // Input written and not yet read: the program has something to do.
             let unread = !inner.queue.is_empty()
-                || inner
-                    .probe_slave
-                    .as_ref()
-                    .and_then(|fd| tty::input_pending(fd.as_fd()))
-                    != Some(false);
+                || inner.probe_slave.as_ref().and_then(tty::input_pending) != Some(false);
             (tty::foreground_group(master), *device, before, unread)
         };
         let Some(group) = group else {

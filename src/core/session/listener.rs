@@ -2,17 +2,24 @@
 //! reading on the listener's own thread: the listener holds the terminal for
 //! a while after a write (the keystroke fast path) and while it keeps up with
 //! a flood, and reads what comes itself.
+#[cfg(unix)]
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::output::{FLOOD_WAKE, ReadEnd, ReadMode, Stream, Wake, read_into};
-use super::{EventSink, Outbox, Ready, Session};
+#[cfg(unix)]
+use super::Ready;
+#[cfg(unix)]
+use super::output::{FLOOD_WAKE, ReadEnd, ReadMode, Stream, Wake};
+#[cfg(unix)]
+use super::sys::read_into;
+use super::{EventSink, Outbox, Session};
 
 /// A read of this many bytes found the terminal's buffer full: more is on its
 /// way. Linux's line discipline buffers 4 KiB and a read of a full one
 /// returns 4095 bytes (in floods, 28 687 of 30 100 reads of the 60 MB line;
 /// node-pty's reads are the same).
+#[cfg(unix)]
 const FULL_READ: usize = (4 << 10) - 1;
 
 impl Session {
@@ -65,6 +72,7 @@ impl Session {
     ///
     /// The duplicate keeps the terminal open: close it when the exit is
     /// delivered, or the program's other processes get their hangup late.
+    #[cfg(unix)]
     pub fn dup_master(&self) -> Option<OwnedFd> {
         let inner = self.lock();
         // `None` for pipes, and cleared before the exit is published.
@@ -94,6 +102,7 @@ impl Session {
     /// behind or paused, or the session thread took the terminal back (the
     /// hold went [`LISTENER_HOLD`](super::LISTENER_HOLD) without a read or a
     /// write). Reads nothing when the listener does not hold the terminal.
+    #[cfg(unix)]
     pub fn read_ready(&self, master: BorrowedFd<'_>, flood: bool) -> Ready {
         let hold = self.shared.listener_hold.load(Ordering::Relaxed);
         let mut reader = self.shared.lock_reader();
@@ -170,6 +179,7 @@ impl Session {
     /// Renews hold `hold` after a read that brought output: a new hold, so
     /// the session thread's clock for taking the terminal back starts again.
     /// False when the session thread took it back meanwhile.
+    #[cfg(unix)]
     fn renew(&self, hold: u64) -> bool {
         let next = self.shared.holds.fetch_add(1, Ordering::Relaxed) + 1;
         self.shared

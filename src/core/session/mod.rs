@@ -55,7 +55,7 @@ mod output;
 mod record;
 mod spawn;
 mod state;
-mod sys;
+pub(crate) mod sys;
 mod terminate;
 mod wait;
 
@@ -68,7 +68,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
+use crate::core::signal::Signal;
 
 use super::error::{Error, ErrorCode, Result};
 use super::proc_tree::{self, Pid, ProcRef};
@@ -179,11 +179,19 @@ pub struct SpawnOptions {
     /// Terminal input flags (`c_iflag`) turned on before the program
     /// starts, over the kernel's defaults (`ICRNL | IXON`): node-pty sets
     /// `IUTF8` (for UTF-8), `IXANY` and `IMAXBEL`. 0 changes nothing.
-    pub input_flags: libc::tcflag_t,
+    /// Windows: ignored (a pseudo console has no termios).
+    pub input_flags: InputFlags,
     /// The sandbox the program runs in (default: off). See
     /// [`crate::core::sandbox`].
     pub sandbox: crate::core::sandbox::Policy,
 }
+
+/// Terminal input flags (termios `c_iflag`).
+#[cfg(unix)]
+pub type InputFlags = libc::tcflag_t;
+/// Terminal input flags: Windows has none; the value is ignored there.
+#[cfg(windows)]
+pub type InputFlags = u32;
 
 /// The user and group a program runs as ([`SpawnOptions::run_as`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -470,13 +478,19 @@ impl Session {
         };
         // The loop clears `pty_fd` under this lock before it closes the
         // master, so the descriptor is open while we hold the lock.
+        #[cfg(unix)]
         if let Some(slave) = tty::slave_path(fd) {
             sys::flush_unread_input(&slave);
         }
+        // Windows: a pseudo console's input buffer is the console host's;
+        // only what is queued here is discarded.
+        #[cfg(windows)]
+        let _ = fd;
     }
 
     /// The terminal's device path (`/dev/pts/N`), for a program that should
     /// open the terminal itself; `None` for plain pipes or after the exit.
+    #[cfg(unix)]
     pub fn tty_path(&self) -> Option<std::path::PathBuf> {
         use std::os::unix::ffi::OsStringExt;
         let inner = self.lock();
@@ -489,6 +503,7 @@ impl Session {
     /// The terminal's modes (`tcgetattr` on the master, which on Linux and
     /// macOS reads the terminal's own settings, those its programs see);
     /// `None` for plain pipes, after the exit, or when the OS refuses.
+    #[cfg(unix)]
     pub fn terminal_modes(&self) -> Option<libc::termios> {
         // The loop clears `pty_fd` under this lock before it closes the
         // master, so the descriptor is open while we hold the lock.
@@ -497,6 +512,7 @@ impl Session {
 
     /// Sets the terminal's modes at once (`tcsetattr(TCSANOW)` on the
     /// master); false when the OS refuses or the session has no terminal.
+    #[cfg(unix)]
     pub fn set_terminal_modes(&self, modes: &libc::termios) -> bool {
         // As in `terminal_modes`.
         self.lock()

@@ -2,11 +2,10 @@
 //! the screen model (whose answers to terminal queries go back to the
 //! program), the transcript, the capture of a one-shot run and the outbox for
 //! the listener.
-use std::os::fd::RawFd;
 use std::time::Instant;
 
 use super::state::{Reader, Shared};
-use super::sys::{pending_input, write_some};
+use super::sys::write_some;
 use super::{OUTBOX_HIGH_WATER, READ_BATCH, STDERR_KEPT};
 use crate::core::transcript::{HeadTail, Stripper};
 
@@ -146,7 +145,8 @@ pub(super) enum Wake {
     /// session thread pays it when the flood pauses.
     Flood,
     /// Not at all: the listener reads on its own thread and takes the outbox
-    /// itself.
+    /// itself. (Unix: Windows has no listener reads.)
+    #[cfg_attr(windows, allow(dead_code))]
     Never,
 }
 
@@ -155,7 +155,7 @@ pub(super) enum Wake {
 /// a JS call per 16 KiB batch costs more than the copy of the text.
 pub(super) const FLOOD_WAKE: usize = 64 << 10;
 
-/// Why [`read_into`] stopped.
+/// Why [`read_into`](super::sys::read_into) stopped.
 pub(super) enum ReadEnd {
     /// Nothing more to read right now, or the batch is full.
     Again,
@@ -163,7 +163,7 @@ pub(super) enum ReadEnd {
     Eof,
 }
 
-/// How [`read_into`] reads.
+/// How [`read_into`](super::sys::read_into) reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ReadMode {
     /// Until the terminal has nothing more right now or the batch is full:
@@ -182,70 +182,10 @@ pub(super) enum ReadMode {
     /// 8 reads per `poll`; node-pty, reading once per wake-up, 2.3 KB per
     /// `read` and 412 sleeps: see
     /// bench/notes/2026-11-27-where-the-time-goes-in-a-flood.md).
+    /// (Unix: Windows has no listener reads.)
+    #[cfg_attr(windows, allow(dead_code))]
     Once,
 }
-
-/// Reads the non-blocking `fd` into `batch` as `mode` says, at most until
-/// `READ_BATCH` bytes are in it.
-pub(super) fn read_into(fd: RawFd, batch: &mut Vec<u8>, mode: ReadMode) -> ReadEnd {
-    // EIOs read so far, and whether the last read was an EIO with nothing
-    // waiting (see below).
-    let mut eios = 0;
-    let mut empty_eio = false;
-    while batch.len() < READ_BATCH {
-        let room = READ_BATCH - batch.len();
-        batch.reserve(room);
-        let spare = batch.spare_capacity_mut();
-        // SAFETY: `spare` is valid for writes of at least `room` bytes.
-        let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), room) };
-        if n > 0 {
-            // SAFETY: `read` initialised the first `n` (<= room) spare bytes.
-            unsafe { batch.set_len(batch.len() + n as usize) };
-            empty_eio = false;
-            if mode == ReadMode::Once && (n as usize) < room {
-                return ReadEnd::Again;
-            }
-            continue;
-        }
-        if n == 0 {
-            return ReadEnd::Eof;
-        }
-        match std::io::Error::last_os_error().raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EAGAIN) => return ReadEnd::Again,
-            // EIO on a pty master: every holder of the terminal closed it.
-            // Linux can report it while the end of the output is still on
-            // its way into the read buffer (seen about once in 5 000
-            // sessions under 100 floods at once, one reader thread each:
-            // right after the EIO the buffer held the missing bytes; see
-            // bench/notes/2026-11-26-lost-tails.md). So the end counts only when two
-            // reads in a row say EIO with nothing waiting in the buffer;
-            // what waits is read first (at most `EIO_READS_MAX` EIOs, so a
-            // terminal that keeps answering both ways cannot hold the loop).
-            Some(libc::EIO) => {
-                eios += 1;
-                if eios > EIO_READS_MAX {
-                    return ReadEnd::Eof;
-                }
-                if pending_input(fd) > 0 {
-                    continue;
-                }
-                if empty_eio {
-                    return ReadEnd::Eof;
-                }
-                empty_eio = true;
-                std::thread::yield_now();
-                continue;
-            }
-            // End of the terminal (confirmed), or an error reading a pipe.
-            _ => return ReadEnd::Eof,
-        }
-    }
-    ReadEnd::Again
-}
-
-/// The most EIOs [`read_into`] reads past in one call (see there).
-const EIO_READS_MAX: u32 = 8;
 
 /// Output kept for a one-shot run: stripped text, the head and the tail.
 #[derive(Debug)]

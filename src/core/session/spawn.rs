@@ -3,28 +3,47 @@
 //! then the session thread.
 use std::collections::VecDeque;
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use portable_pty::{CommandBuilder, MasterPty, PtySize};
+#[cfg(unix)]
+use portable_pty::{MasterPty, PtySize};
 use tokio::sync::watch;
 
-use super::event_loop::{Loop, Output};
+#[cfg(unix)]
+use super::PipeOptions;
+use super::event_loop::Loop;
+#[cfg(unix)]
+use super::event_loop::Output;
 use super::model::Model;
-use super::output::{Capture, Stream};
+use super::output::Capture;
+#[cfg(unix)]
+use super::output::Stream;
 use super::record::{Header, Recorder};
 use super::state::{Inner, Reader, Shared};
-use super::sys::{ExitWatch, Waker, set_nonblocking};
-use super::{Outbox, PipeOptions, Session, SpawnOptions};
+#[cfg(unix)]
+use super::sys::set_nonblocking;
+use super::sys::{ExitWatch, Waker};
+use super::{Outbox, Session, SpawnOptions};
 use crate::core::error::{Error, ErrorCode, Result};
-use crate::core::proc_tree::{Pid, ProcRef};
+#[cfg(unix)]
+use crate::core::proc_tree::Pid;
+use crate::core::proc_tree::ProcRef;
 use crate::core::sandbox;
 use crate::core::time;
 use crate::core::transcript::Transcript;
 use crate::core::utf8::Utf8Decoder;
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::resolve_program;
+#[cfg(windows)]
+pub(super) use windows::{Io, spawn_pipes, spawn_pty};
 
 /// Variables that describe the parent's terminal, not the one we create.
 pub const TERMINAL_IDENTITY_VARS: &[&str] = &[
@@ -52,6 +71,7 @@ pub const TERMINAL_IDENTITY_VARS: &[&str] = &[
     "GNOME_TERMINAL_SCREEN",
 ];
 /// PATH used when the environment has none (as `execvp` does).
+#[cfg(unix)]
 pub(super) const DEFAULT_PATH: &str =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 impl Session {
@@ -193,16 +213,21 @@ pub(super) struct Prepared {
     argv: Vec<OsString>,
     env: Vec<(String, String)>,
     cwd: PathBuf,
-    /// The child gets `env` as it is (no `SHELL` added).
+    /// The child gets `env` as it is (no `SHELL` added). (Unix only: on
+    /// Windows no `SHELL` is added, and `run_as` is refused.)
+    #[cfg_attr(windows, allow(dead_code))]
     exact_env: bool,
+    #[cfg_attr(windows, allow(dead_code))]
     run_as: Option<super::RunAs>,
     /// The sandbox, ready for the child (`None`: off).
     pub(super) sandbox: Option<sandbox::Prepared>,
 }
 
+#[cfg(unix)]
 /// A program and argv that run another one (the macOS sandbox's `sandbox-exec`).
 type Wrapper = Option<(PathBuf, Vec<OsString>)>;
 
+#[cfg(unix)]
 impl Prepared {
     /// The sandbox's wrapper around the program, where it has one (macOS).
     fn wrapped(&self) -> Wrapper {
@@ -256,12 +281,19 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
             "term must be a terminal name, got {term:?}"
         )));
     }
+    if cfg!(windows) && opts.run_as.is_some() {
+        return Err(Error::new(
+            ErrorCode::Unsupported,
+            "runAs is not supported on Windows (a program runs as this process's user)",
+        ));
+    }
     let cwd = resolve_cwd(opts.cwd.as_deref())?;
     let mut env = build_env(opts);
     let sandbox = sandbox::prepare(&opts.sandbox, &cwd, &mut env)?;
+    // Windows spells it `Path`, and names are case-insensitive there.
     let path_env = env
         .iter()
-        .find(|(k, _)| k == "PATH")
+        .find(|(k, _)| k == "PATH" || cfg!(windows) && k.eq_ignore_ascii_case("PATH"))
         .map(|(_, v)| v.as_str());
     let (program_name, args) = match &opts.shell {
         Some(shell) => {
@@ -270,7 +302,7 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
                 line.push(' ');
                 line.push_str(&shell_quote(arg));
             }
-            (shell.clone(), vec!["-lc".to_owned(), line])
+            (shell.clone(), shell_args(shell, line))
         }
         None => (opts.command.clone(), opts.args.clone()),
     };
@@ -279,7 +311,7 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
     // passes it; otherwise the full path. `posix_spawn` runs `program` itself;
     // portable-pty (where it spawns) looks argv[0] up again with the same
     // PATH, which finds the same file.
-    let argv0 = if program_name.contains('/') || path_env.is_none() {
+    let argv0 = if program_name.contains(['/', std::path::MAIN_SEPARATOR]) || path_env.is_none() {
         program.clone().into_os_string()
     } else {
         OsString::from(&program_name)
@@ -316,6 +348,13 @@ pub fn check_env(env: &[(String, Option<String>)]) -> Result<()> {
     Ok(())
 }
 
+/// The error a path that is not a directory gives: `ENOTDIR`, or on
+/// Windows `ERROR_DIRECTORY`.
+#[cfg(unix)]
+const NOT_A_DIRECTORY: i32 = libc::ENOTDIR;
+#[cfg(windows)]
+const NOT_A_DIRECTORY: i32 = 267;
+
 /// The working directory, checked: it must exist and be a directory.
 pub(super) fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf> {
     let here = std::env::current_dir().map_err(|e| Error::spawn("chdir", ".", &e))?;
@@ -328,7 +367,7 @@ pub(super) fn resolve_cwd(cwd: Option<&Path>) -> Result<PathBuf> {
         Ok(_) => Err(Error::spawn(
             "chdir",
             full.display().to_string(),
-            &std::io::Error::from_raw_os_error(libc::ENOTDIR),
+            &std::io::Error::from_raw_os_error(NOT_A_DIRECTORY),
         )),
         Err(e) => Err(Error::spawn("chdir", full.display().to_string(), &e)),
     }
@@ -369,6 +408,7 @@ pub(super) fn build_env(opts: &SpawnOptions) -> Vec<(String, String)> {
     env
 }
 
+#[cfg(unix)]
 /// Finds the program the way `execvp` would, reporting why it cannot run.
 pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Result<PathBuf> {
     use nix::unistd::{AccessFlags, access};
@@ -414,6 +454,30 @@ pub fn resolve_program(program: &str, path_env: Option<&str>, cwd: &Path) -> Res
     })
 }
 
+/// The arguments that make `shell` run `line`: `-lc` for a POSIX shell; on
+/// Windows `/d /s /c` for `cmd` and `-NoLogo -NoProfile -Command` for
+/// PowerShell (`powershell`, `pwsh`).
+fn shell_args(shell: &str, line: String) -> Vec<String> {
+    if cfg!(windows) {
+        let name = Path::new(shell)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if name == "cmd" {
+            return vec!["/d".into(), "/s".into(), "/c".into(), line];
+        }
+        if name == "powershell" || name == "pwsh" {
+            return vec![
+                "-NoLogo".into(),
+                "-NoProfile".into(),
+                "-Command".into(),
+                line,
+            ];
+        }
+    }
+    vec!["-lc".to_owned(), line]
+}
+
 /// Quotes `arg` for a POSIX shell command line.
 pub fn shell_quote(arg: &str) -> String {
     if !arg.is_empty()
@@ -426,6 +490,7 @@ pub fn shell_quote(arg: &str) -> String {
     format!("'{}'", arg.replace('\'', "'\\''"))
 }
 
+#[cfg(unix)]
 /// What the session thread owns: the descriptors and the child handle. Dropping
 /// it closes the descriptors.
 pub(super) enum Io {
@@ -448,6 +513,7 @@ pub(super) enum Io {
     },
 }
 
+#[cfg(unix)]
 impl Io {
     /// The outputs to read, the input descriptor and the pty master.
     pub(super) fn descriptors(&self) -> (Vec<Output>, Option<RawFd>, Option<RawFd>) {
@@ -478,6 +544,7 @@ impl Io {
     }
 }
 
+#[cfg(unix)]
 /// Opens a pty and starts the program on it.
 pub(super) fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io, Pid)> {
     let pty = portable_pty::native_pty_system();
@@ -513,11 +580,12 @@ pub(super) fn spawn_pty(opts: &SpawnOptions, prepared: &Prepared) -> Result<(Io,
     ))
 }
 
+#[cfg(unix)]
 /// Starts the program as a session leader with the pty's slave as its
 /// controlling terminal and stdin/stdout/stderr, no other descriptor, default
 /// signal dispositions and an empty signal mask.
 ///
-/// On Linux with glibc this is `posix_spawn` (see `pty_spawn`): forking the
+/// On Linux with glibc this is `posix_spawn` (see `pty::unix::spawn`): forking the
 /// Node process, as portable-pty's `pre_exec` requires, copies its page tables,
 /// makes both processes take copy-on-write faults afterwards and holds the JS
 /// thread until the child has run the closure; `posix_spawn` borrows the
@@ -535,7 +603,7 @@ pub(super) fn spawn_on_pty(
     let path = || prepared.program.display().to_string();
     let wrapped = prepared.wrapped();
     let (program_path, argv) = prepared.launch(&wrapped);
-    let program = crate::core::pty_child::Program {
+    let program = crate::core::pty::unix::child::Program {
         program: program_path,
         argv,
         env: &prepared.env,
@@ -550,42 +618,61 @@ pub(super) fn spawn_on_pty(
             .master
             .tty_name()
             .ok_or_else(|| Error::new(ErrorCode::Internal, "the pty has no name to open it by"))?;
-        let pid = crate::core::pty_fork::spawn_forked(&tty, &program, prepared.run_as, in_child)
-            .map_err(|e| spawn_error(prepared, path(), &e))?;
+        let pid =
+            crate::core::pty::unix::fork::spawn_forked(&tty, &program, prepared.run_as, in_child)
+                .map_err(|e| spawn_error(prepared, path(), &e))?;
         return Ok((None, pid));
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if let Some(ext) = crate::core::pty_spawn::Extensions::get()
+    if let Some(ext) = crate::core::pty::unix::spawn::Extensions::get()
         && let Some(tty) = pair.master.tty_name()
     {
-        let pid = crate::core::pty_spawn::spawn_on_tty(ext, &tty, &program)
+        let pid = crate::core::pty::unix::spawn::spawn_on_tty(ext, &tty, &program)
             .map_err(|e| Error::spawn("spawn", path(), &e))?;
         return Ok((None, pid));
     }
-    let mut builder = CommandBuilder::from_argv(argv.to_vec());
+    let (child, pid) = spawn_command(&*pair.slave, argv, prepared)?;
+    Ok((Some(child), pid))
+}
+
+/// Starts `argv` on portable-pty's `slave` (its `pre_exec` on Unix, ConPTY's
+/// `CreateProcess` on Windows) with the prepared environment and working
+/// directory: the child and its pid.
+pub(super) fn spawn_command(
+    slave: &dyn portable_pty::SlavePty,
+    argv: &[OsString],
+    prepared: &Prepared,
+) -> Result<(
+    Box<dyn portable_pty::Child + Send + Sync>,
+    crate::core::proc_tree::Pid,
+)> {
+    let path = || prepared.program.display().to_string();
+    let mut builder = portable_pty::CommandBuilder::from_argv(argv.to_vec());
     builder.env_clear();
     for (k, v) in &prepared.env {
         builder.env(k, v);
     }
     builder.cwd(&prepared.cwd);
-    let child = pair.slave.spawn_command(builder).map_err(|e| {
-        match e.downcast_ref::<std::io::Error>() {
-            Some(io) => Error::spawn("spawn", path(), io),
-            None => Error {
-                code: ErrorCode::Spawn,
-                message: format!("spawn {}: {e}", path()),
-                errno: None,
-                path: Some(path()),
-            },
-        }
-    })?;
+    let child =
+        slave
+            .spawn_command(builder)
+            .map_err(|e| match e.downcast_ref::<std::io::Error>() {
+                Some(io) => Error::spawn("spawn", path(), io),
+                None => Error {
+                    code: ErrorCode::Spawn,
+                    message: format!("spawn {}: {e}", path()),
+                    errno: None,
+                    path: Some(path()),
+                },
+            })?;
     let pid = child
         .process_id()
-        .map(|p| p as Pid)
+        .map(|p| p as crate::core::proc_tree::Pid)
         .ok_or_else(|| Error::new(ErrorCode::Internal, "the spawned program has no process id"))?;
-    Ok((Some(child), pid))
+    Ok((child, pid))
 }
 
+#[cfg(unix)]
 /// Starts the program with plain pipes, in a process group of its own (so it
 /// can be terminated as a group, like a pty session).
 pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
@@ -655,6 +742,7 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
     ))
 }
 
+#[cfg(unix)]
 /// `ERR_SPAWN` for `path`; with a sandbox, a failure before the program
 /// ran is the sandbox's (`ERR_SANDBOX_UNAVAILABLE` naming the errno), since
 /// the child applies it before `execve` and reports the step that failed.
@@ -671,6 +759,7 @@ fn spawn_error(prepared: &Prepared, path: String, err: &std::io::Error) -> Error
     }
 }
 
+#[cfg(unix)]
 /// Marks every descriptor from `first` on close-on-exec (`close_range`
 /// with `CLOSE_RANGE_CLOEXEC`, Linux 5.11); async-signal-safe.
 fn close_on_exec_from(first: u32) {

@@ -3,12 +3,13 @@
 //! the thread.
 use std::collections::VecDeque;
 use std::ffi::CString;
-use std::os::fd::{OwnedFd, RawFd};
+
+use crate::core::fds::RawFd;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
+use crate::core::signal::Signal;
 use tokio::sync::watch;
 
 use super::model::Model;
@@ -108,7 +109,7 @@ pub(super) struct Inner {
     /// The terminal's slave, opened by the first look at the input state
     /// and closed when the program exits (until then the program holds the
     /// terminal open anyway, so the master's end-of-file is not delayed).
-    pub(super) probe_slave: Option<OwnedFd>,
+    pub(super) probe_slave: Option<crate::core::tty::Slave>,
     /// The program was reaped: no slave is opened any more.
     pub(super) child_exited: bool,
     pub(super) commands: Vec<Command>,

@@ -4,8 +4,8 @@
 //! the tree is gone.
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
-use nix::unistd::Pid as NixPid;
+use super::sys;
+use crate::core::signal::Signal;
 
 use super::KILL_WAIT;
 use super::event_loop::Loop;
@@ -83,7 +83,7 @@ impl Loop {
         // and the program dies of the KILL rather than of its child's death.
         proc_tree::kill_hard(&roots, &[self.pid], &mut t.targets);
         if !program_done {
-            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), Signal::SIGKILL);
+            sys::signal_program(self.pid, &self.io, Signal::SIGKILL);
         }
         t.killed = true;
         t.give_up_at = Some(now + KILL_WAIT);
@@ -100,7 +100,7 @@ impl Loop {
         if self.status.is_none() {
             let roots: Vec<ProcRef> = self.root.into_iter().collect();
             proc_tree::signal_group(self.pid, &roots, signal);
-            let _ = nix::sys::signal::kill(NixPid::from_raw(self.pid), signal);
+            sys::signal_program(self.pid, &self.io, signal);
         }
         for target in targets {
             target.signal(signal);

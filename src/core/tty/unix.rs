@@ -1,77 +1,13 @@
-//! What the pseudo-terminal itself says about input: the line discipline's
-//! modes (echo, canonical), the foreground process group, and whether input
-//! or output sits in the terminal unread.
-//!
-//! Every function takes the pty master (or the slave's path) and answers from
-//! the kernel's terminal state; none of them reads or changes what the
-//! program sees. The Linux and macOS bodies sit side by side where they
-//! differ; where the kernel refuses (the terminal is gone, a call fails) each
-//! function returns its documented weaker answer, never an error.
-//!
-//! ```no_run
-//! use ptypilot::core::tty;
-//! # fn demo(master: std::os::fd::RawFd) {
-//! if let Some(modes) = tty::modes(master) {
-//!     println!("echo {} canonical {} -> {:?}", modes.echo, modes.canonical, modes.kind());
-//! }
-//! # }
-//! ```
+//! Terminal facts on Unix, from the kernel's terminal state (see the
+//! parent module).
 use std::ffi::{CStr, CString};
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-use super::proc_tree::Pid;
+use super::Modes;
+use crate::core::proc_tree::Pid;
 
-/// How the program reads: what its terminal modes make of typing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum InputKind {
-    /// Canonical mode with echo: a line, shown as it is typed (a prompt).
-    Line,
-    /// Canonical mode without echo: a line not shown (a password prompt).
-    Password,
-    /// Non-canonical (raw) mode: single keys (vim, less, a menu, a REPL with
-    /// line editing, which echoes itself).
-    Key,
-}
-
-impl InputKind {
-    /// `"line"`, `"password"` or `"key"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InputKind::Line => "line",
-            InputKind::Password => "password",
-            InputKind::Key => "key",
-        }
-    }
-}
-
-/// The line discipline's input modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Modes {
-    /// `ECHO`: the terminal shows what is typed.
-    pub echo: bool,
-    /// `ICANON`: input is read a line at a time, edited by the terminal.
-    pub canonical: bool,
-}
-
-impl Modes {
-    /// The kind of input these modes ask for.
-    pub fn kind(self) -> InputKind {
-        match (self.canonical, self.echo) {
-            (true, true) => InputKind::Line,
-            (true, false) => InputKind::Password,
-            (false, _) => InputKind::Key,
-        }
-    }
-
-    /// What is typed now is a secret: the terminal reads a line and does not
-    /// show it (`getpass`, `read -s`, `sudo`, `ssh`). A raw-mode program
-    /// always turns the terminal's echo off and echoes (or not) by itself,
-    /// like vim; its keys are not taken for secrets, since the terminal cannot
-    /// tell a password typed into a raw-mode prompt from an editor command.
-    pub fn hides_input(self) -> bool {
-        self.kind() == InputKind::Password
-    }
-}
+/// An open descriptor of a terminal's slave side ([`open_slave`]).
+pub type Slave = OwnedFd;
 
 /// The terminal's modes, read through the master (`tcgetattr`: on Linux
 /// the master's termios calls act on the slave; on macOS master and slave
@@ -205,7 +141,7 @@ pub fn open_slave(slave: &CStr) -> Option<OwnedFd> {
 ///
 /// `None` when the call fails: the caller must not conclude that nothing
 /// waits.
-pub fn input_pending(slave: BorrowedFd<'_>) -> Option<bool> {
+pub fn input_pending(slave: &OwnedFd) -> Option<bool> {
     #[cfg(target_os = "linux")]
     {
         readable(slave.as_raw_fd())
@@ -254,6 +190,7 @@ fn queued_bytes(fd: RawFd) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tty::InputKind;
 
     #[test]
     fn kinds_follow_canonical_and_echo() {

@@ -1,7 +1,7 @@
 //! What a program started on a pseudo-terminal gets, as the C strings
 //! `execve` takes: its path, argv, environment and working directory, made
-//! before the child exists (by `posix_spawn` in `pty_spawn`, or after a
-//! `fork` in `pty_fork`, where nothing may allocate).
+//! before the child exists (by `posix_spawn` in `spawn`, or after a
+//! `fork` in `fork`, where nothing may allocate).
 
 use std::ffi::{CStr, CString, OsStr, OsString, c_char};
 use std::io;

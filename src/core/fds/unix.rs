@@ -1,58 +1,11 @@
-//! What another process's file descriptors refer to: a terminal, a FIFO,
-//! another file, or nothing (closed).
-//!
-//! The persistent shell ([`super::shell`]) asks after every command whether
-//! the shell's descriptors 0, 1 and 2 are still the ones it was given (its
-//! control FIFO, its terminal): a command run in the shell itself
-//! (`exec >&-`, `exec 1>/tmp/file`) can close or move them for good.
-//!
-//! Where the facts come from:
-//!
-//! - Linux: `stat(2)` of `/proc/<pid>/fd/<n>`, a link the kernel resolves
-//!   to the open file itself (a pipe or socket too), so the device number
-//!   of a terminal and the device and inode of a FIFO compare with those of
-//!   the file we hold; `ENOENT` means the descriptor is closed. Reading
-//!   another process's descriptors needs the right to ptrace it (same user,
-//!   not made undumpable): `EACCES` / `EPERM` give [`FdTarget::Unknown`].
-//! - macOS: `proc_pidfdinfo(2)` with `PROC_PIDFDVNODEPATHINFO`
-//!   (`<sys/proc_info.h>`), which returns the `stat` of the vnode behind a
-//!   descriptor (a terminal or a named FIFO is a vnode); `EBADF` means the
-//!   descriptor is closed; a descriptor that is not a vnode (an anonymous
-//!   pipe, a socket) gives [`FdTarget::Other`]; a refusal (another user's
-//!   process) gives [`FdTarget::Unknown`].
-//! - Elsewhere: always [`FdTarget::Unknown`].
-//!
-//! [`FdTarget::Unknown`] is the weaker answer: the caller cannot tell, and
-//! treats the descriptor as fine.
+//! Descriptors on Unix: what our own and another process's descriptors
+//! refer to (see the parent module for where each fact comes from).
 
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::Path;
 
-use super::proc_tree::Pid;
-
-/// What a file descriptor refers to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FdTarget {
-    /// Not open.
-    Closed,
-    /// A character device (a terminal): its device number.
-    Device {
-        /// `st_rdev`.
-        rdev: u64,
-    },
-    /// A FIFO (named or not): its file system and inode, which tell two
-    /// FIFOs apart.
-    Fifo {
-        /// `st_dev`.
-        dev: u64,
-        /// `st_ino`.
-        ino: u64,
-    },
-    /// Something else (a regular file, a socket, a directory).
-    Other,
-    /// The system would not tell.
-    Unknown,
-}
+use super::FdTarget;
+use crate::core::proc_tree::Pid;
 
 impl FdTarget {
     // `dev_t` is 64 bits on Linux, 32 on macOS: the casts are needed there.

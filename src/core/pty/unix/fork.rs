@@ -44,10 +44,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::proc_tree::Pid;
-use super::pty_child::{BOURNE_SHELL, Program, null_terminated};
-use super::sandbox;
-use super::session::RunAs;
+use super::child::{BOURNE_SHELL, Program, null_terminated};
+use crate::core::proc_tree::Pid;
+use crate::core::sandbox;
+use crate::core::session::RunAs;
 
 /// Highest descriptor closed one by one where `close_range` is missing.
 const CLOSE_LOOP_MAX: c_int = 65536;

@@ -25,7 +25,7 @@
 //!   ignores `SIGXFSZ`) and an empty signal mask (`POSIX_SPAWN_SETSIGMASK`);
 //! - the working directory (`addchdir_np`), argv as given (argv\[0\] may be
 //!   the name the user typed), and the environment as `std::process::Command`
-//!   built it for portable-pty (see `pty_child`).
+//!   built it for portable-pty (see `child`).
 //!
 //! `posix_spawn` reports the `execve` errno itself (`ENOENT`, `EACCES`, ...),
 //! so a program that cannot start fails the call instead of exiting with 127.
@@ -45,8 +45,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::proc_tree::Pid;
-use super::pty_child::{BOURNE_SHELL, CProgram, Program, null_terminated};
+use super::child::{BOURNE_SHELL, CProgram, Program, null_terminated};
+use crate::core::proc_tree::Pid;
 
 type AddChdirFn =
     unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const c_char) -> c_int;

@@ -1,5 +1,7 @@
-//! Pseudo-terminal facts: a pty pair opened with no program on it, and the
-//! name of a master's slave side.
+//! Pseudo-terminals on Unix: a pty pair opened with no program on it, the
+//! name of a master's slave side, and starting a program on a pty without
+//! forking the Node process (`spawn`, Linux with glibc), as another user
+//! (`fork`), from the C strings both give the child (`child`).
 //!
 //! [`open_pair`] gives both descriptors close-on-exec from the start, so a
 //! program that this process (or any thread of it) starts meanwhile never
@@ -15,7 +17,12 @@
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-use super::tty;
+use crate::core::tty;
+
+pub(crate) mod child;
+pub(crate) mod fork;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) mod spawn;
 
 /// Both sides of a pseudo-terminal, close-on-exec.
 #[derive(Debug)]

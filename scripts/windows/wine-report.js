@@ -1,0 +1,34 @@
+// Reads the Wine suite's results (scripts/windows/wine-suite.cjs) and prints one line per
+// piece. Fails (exit 1) when a piece fails that Wine carries, or when the suite did not run;
+// a piece Wine 8 cannot carry (listed below with the reason) is reported, not failed.
+'use strict'
+
+const fs = require('node:fs')
+
+/** Pieces Wine 8 cannot carry, and why (see docs/how-it-works.md, "Windows"). */
+const WINE_CANNOT = {
+  'pseudo console: output arrives':
+    "Wine 8's pseudo console delivers none of the program's output (tried: invalid std handles as portable-pty sets them, none, the parent's detached, null ones)",
+  'pseudo console: typing reaches the program (its exit code is the width it reads)':
+    "Wine 8's pseudo console gives the program end-of-file on its console input at once",
+  'pseudo console: a resize reaches the program':
+    "Wine 8's pseudo console gives the program end-of-file on its console input at once",
+}
+
+const [resultsFile, nodeOut] = process.argv.slice(2)
+if (!fs.existsSync(resultsFile)) {
+  const log = fs.existsSync(nodeOut) ? fs.readFileSync(nodeOut, 'utf8').slice(-4000) : '(no output)'
+  console.error(`test:windows-wine: the suite wrote no results; Node's output:\n${log}`)
+  process.exit(1)
+}
+const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'))
+let failed = 0
+for (const r of results) {
+  const known = WINE_CANNOT[r.name]
+  const mark = r.ok ? 'ok  ' : known ? 'wine' : 'FAIL'
+  if (!r.ok && !known) failed++
+  const detail = r.ok ? JSON.stringify(r.detail) : known ? `${known} (${r.detail.split('\n')[0]})` : r.detail
+  console.log(`${mark} ${r.name} [${r.ms ?? '-'} ms]: ${detail}`)
+}
+console.log(`test:windows-wine: ${results.filter((r) => r.ok).length} passed, ${failed} failed, ${results.filter((r) => !r.ok && WINE_CANNOT[r.name]).length} not carried by Wine`)
+process.exit(failed > 0 || results.length === 0 ? 1 : 0)
