@@ -114,6 +114,19 @@ describe('allowed in the sandbox', () => {
     await plain.exited
   })
 
+  it('removes the TMPDIR of a program still running when the process exits', () => {
+    const script = `
+      const { PtySession } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+      const s = PtySession.spawn({ command: 'sleep', args: ['30'], sandbox: 'read-only' })
+      console.log(s.sandbox.tempDir)
+      process.exit(0)
+    `
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 })
+    const tempDir = run.stdout.trim()
+    expect(tempDir, run.stderr).toMatch(/ptypilot-sandbox-/)
+    expect(existsSync(tempDir)).toBe(false)
+  })
+
   it('reaches a local server with the network on', async () => {
     expect(await py(`import urllib.request as u; print(u.urlopen('http://127.0.0.1:${webPort}/').read().decode())`, WRITE)).toBe('web-answered')
   })

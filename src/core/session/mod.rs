@@ -336,7 +336,9 @@ impl Session {
 
     /// SIGKILL to the program, its process group and every descendant, right
     /// here on the calling thread (for teardown, when there is no time to let
-    /// the session thread do it). The exit follows as usual.
+    /// the session thread do it). The exit follows as usual. A sandboxed
+    /// program's private temporary folder is removed here too: the process
+    /// may be gone before the session thread would have removed it.
     pub fn kill_now(&self) {
         if !self.running() {
             return;
@@ -345,6 +347,10 @@ impl Session {
         let roots: Vec<ProcRef> = ProcRef::of(self.pid).into_iter().collect();
         proc_tree::kill_hard(&roots, &[self.pid], &mut Vec::new());
         let _ = self.kill();
+        if let Some(sandbox) = &self.shared.sandbox {
+            // Removed again (a no-op) when the session thread ends.
+            let _ = std::fs::remove_dir_all(&sandbox.temp_dir);
+        }
     }
 
     /// The program's process id.
