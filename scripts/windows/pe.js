@@ -6,7 +6,7 @@
 
 const fs = require('node:fs')
 
-/** COFF machine numbers, named as scripts/platforms.js names architectures. */
+/** COFF machine numbers, named as scripts/platforms.js names architectures. @type {Record<number, string>} */
 const MACHINES = { 0x8664: 'x86-64', 0xaa64: 'arm64', 0x14c: 'i386' }
 /** IMAGE_FILE_DLL in the COFF characteristics. */
 const IMAGE_FILE_DLL = 0x2000
@@ -35,23 +35,25 @@ function readPe(file) {
   const opt = pe + 24
   if (buf.readUInt16LE(opt) !== PE32_PLUS) return { ...unknown, format: 'pe32', machine, library }
   const dirCount = buf.readUInt32LE(opt + 108)
-  const dir = (i) => (i < dirCount ? { rva: buf.readUInt32LE(opt + 112 + i * 8), size: buf.readUInt32LE(opt + 116 + i * 8) } : { rva: 0, size: 0 })
+  const dir = (/** @type {number} */ i) => (i < dirCount ? { rva: buf.readUInt32LE(opt + 112 + i * 8), size: buf.readUInt32LE(opt + 116 + i * 8) } : { rva: 0, size: 0 })
   const table = opt + optSize
+  /** @type {{ va: number, vsize: number, raw: number }[]} */
   const secs = []
   for (let i = 0; i < sections; i++) {
     const s = table + i * 40
     secs.push({ va: buf.readUInt32LE(s + 12), vsize: Math.max(buf.readUInt32LE(s + 8), buf.readUInt32LE(s + 16)), raw: buf.readUInt32LE(s + 20) })
   }
-  const offset = (rva) => {
+  const offset = (/** @type {number} */ rva) => {
     const s = secs.find((x) => rva >= x.va && rva < x.va + x.vsize)
     if (!s) throw new Error(`${file}: RVA 0x${rva.toString(16)} is in no section`)
     return rva - s.va + s.raw
   }
-  const cstring = (rva) => {
+  const cstring = (/** @type {number} */ rva) => {
     const at = offset(rva)
     return buf.toString('latin1', at, buf.indexOf(0, at))
   }
 
+  /** @type {string[]} */
   const exports = []
   const exp = dir(0)
   if (exp.rva) {
@@ -64,7 +66,9 @@ function readPe(file) {
     }
   }
 
+  /** @type {string[]} */
   const libraries = []
+  /** @type {string[]} */
   const imports = []
   const imp = dir(1)
   if (imp.rva) {

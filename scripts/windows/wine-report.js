@@ -5,7 +5,7 @@
 
 const fs = require('node:fs')
 
-/** Pieces Wine 8 cannot carry, and why (see docs/how-it-works.md, "Windows"). */
+/** Pieces Wine 8 cannot carry, and why (see docs/how-it-works.md, "Windows"). @type {Record<string, string>} */
 const WINE_CANNOT = {
   'pseudo console: output arrives':
     "Wine 8's pseudo console delivers none of the program's output (tried: invalid std handles as portable-pty sets them, none, the parent's detached, null ones)",
@@ -21,6 +21,7 @@ if (!fs.existsSync(resultsFile)) {
   console.error(`test:windows-wine: the suite wrote no results; Node's output:\n${log}`)
   process.exit(1)
 }
+/** @type {{ name: string, ok: boolean, detail: any, ms?: number }[]} */
 const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'))
 let failed = 0
 for (const r of results) {

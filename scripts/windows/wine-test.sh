@@ -15,16 +15,19 @@ node_version=20.20.2
 work="$root/target/windows-wine"
 wine=$(command -v wine64 || true)
 [ -n "$wine" ] || { [ -x /usr/lib/wine/wine64 ] && wine=/usr/lib/wine/wine64; } || true
-if [ -z "$wine" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
-  echo "test:windows-wine: skipped (needs wine64 and mingw-w64)"
+if [ -z "$wine" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null || [ ! -x /usr/bin/rustc ]; then
+  echo "test:windows-wine: skipped (needs wine64, mingw-w64 and Debian's rustc-web with rust-web-src)"
   exit 0
 fi
 mkdir -p "$work"
 
+# PTYPILOT_WINE_PROFILE=debug (CI) builds without optimisation, which is much quicker; the
+# suite checks behaviour, not speed. PTYPILOT_WINE_REBUILD=1 rebuilds an existing addon.
+profile=${PTYPILOT_WINE_PROFILE:-release}
 addon="$root/ptypilot.win32-x64-gnu.node"
 if [ ! -f "$addon" ] || [ -n "${PTYPILOT_WINE_REBUILD:-}" ]; then
-  "$here/cargo.sh" build --release --lib
-  cp "$root/target/x86_64-pc-windows-gnu/release/ptypilot.dll" "$addon"
+  if [ "$profile" = release ]; then "$here/cargo.sh" build --release --lib; else "$here/cargo.sh" build --lib; fi
+  cp "$root/target/x86_64-pc-windows-gnu/$profile/ptypilot.dll" "$addon"
 fi
 
 node_dir="$work/node-$node_version"
