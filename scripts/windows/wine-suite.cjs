@@ -85,6 +85,7 @@ async function main() {
   await piece('pseudo console: typing reaches the program (its exit code is the width it reads)', async () => {
     const s = new ptypilot.PtySession()
     const exited = s.start({ command: winsize, cols: 91, rows: 20 })
+    exited.catch(() => {}) // awaited below; a failed start is reported there
     await sleep(500)
     s.write('go\r')
     const e = await exited
@@ -95,6 +96,7 @@ async function main() {
   await piece('pseudo console: a resize reaches the program', async () => {
     const s = new ptypilot.PtySession()
     const exited = s.start({ command: winsize, cols: 80, rows: 20 })
+    exited.catch(() => {}) // awaited below; a failed start is reported there
     await sleep(500)
     s.resize(123, 30)
     expect(s.screen().cols === 123, `screen model has ${s.screen().cols} columns`)
@@ -108,12 +110,17 @@ async function main() {
   await piece('terminate ends the whole tree (Job Object)', async () => {
     const s = new ptypilot.PtySession()
     const exited = s.start({ command: 'cmd.exe', args: ['/d', '/c', 'ping -n 60 127.0.0.1 > nul'] })
+    let failed = null
+    exited.catch((err) => {
+      failed = err
+    })
     let child = null
-    for (let i = 0; i < 50 && !child; i++) {
+    for (let i = 0; i < 50 && !child && !failed; i++) {
       await sleep(100)
       const root = ptypilot.Process.fromPid(s.pid)
       child = (root && root.children()[0]) ?? null
     }
+    if (failed) throw failed
     expect(child, 'the child (ping) never showed up in the process table')
     const childPid = child.pid
     const e = await s.terminate({ graceMs: 0 })

@@ -14,13 +14,13 @@
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
 use std::path::Path;
 
-use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{FILETIME, INVALID_HANDLE_VALUE, STILL_ACTIVE};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
 };
 use windows_sys::Win32::System::Threading::{
-    GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_TERMINATE,
-    TerminateProcess,
+    GetExitCodeProcess, GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    PROCESS_TERMINATE, TerminateProcess,
 };
 
 use super::{Pid, ProcInfo, ProcRef};
@@ -39,11 +39,17 @@ fn open(pid: Pid, access: u32) -> Option<OwnedHandle> {
     (!handle.is_null()).then(|| unsafe { OwnedHandle::from_raw_handle(handle) })
 }
 
-/// The creation time of `pid` (100 ns units since 1601), 0 if refused.
-fn start_time(pid: Pid) -> u64 {
+/// The creation time of `pid` (100 ns units since 1601; 0 if refused) and
+/// whether it has exited (a process whose handle someone still holds stays
+/// in the table after its exit, as a zombie does on Unix).
+fn start_and_exited(pid: Pid) -> (u64, bool) {
     let Some(handle) = open(pid, PROCESS_QUERY_LIMITED_INFORMATION) else {
-        return 0;
+        return (0, false);
     };
+    let mut code = 0u32;
+    // SAFETY: a valid handle; the call writes one u32.
+    let has_exited = unsafe { GetExitCodeProcess(handle.as_raw_handle(), &mut code) } != 0
+        && code != STILL_ACTIVE as u32;
     let zero = FILETIME {
         dwLowDateTime: 0,
         dwHighDateTime: 0,
@@ -60,9 +66,15 @@ fn start_time(pid: Pid) -> u64 {
         )
     };
     if ok == 0 {
-        return 0;
+        return (0, has_exited);
     }
-    (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime)
+    let start = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
+    (start, has_exited)
+}
+
+/// The creation time of `pid` (see [`start_and_exited`]).
+fn start_time(pid: Pid) -> u64 {
+    start_and_exited(pid).0
 }
 
 /// Every process in a ToolHelp snapshot (empty if the snapshot fails).
@@ -104,8 +116,13 @@ fn snapshot() -> Vec<Entry> {
     out
 }
 
+/// `info` with its start time, and state `Z` once the process has exited.
 fn with_start(mut info: ProcInfo) -> ProcInfo {
-    info.start_time = start_time(info.pid);
+    let (start, exited) = start_and_exited(info.pid);
+    info.start_time = start;
+    if exited {
+        info.state = 'Z';
+    }
     info
 }
 
