@@ -151,7 +151,9 @@ function describePack(pack) {
 function packAll({ out = path.join(ROOT, 'dist'), build = true } = {}) {
   const { PLATFORMS } = require('./platforms.js')
   if (build) run(process.execPath, [path.join(__dirname, 'build-all.js')], { cwd: ROOT, stdio: 'inherit' })
-  const packs = PLATFORMS.map((/** @type {{ key: string }} */ p) => {
+  // An unlisted platform (built and checked, never run on its platform) is not packed for users.
+  const published = PLATFORMS.filter((/** @type {{ unlisted?: boolean }} */ p) => !p.unlisted)
+  const packs = published.map((/** @type {{ key: string }} */ p) => {
     const binary = path.join(ROOT, 'npm', p.key, `ptypilot.${p.key}.node`)
     if (!fs.existsSync(binary)) throw new Error(`npm/${p.key}/${path.basename(binary)} is missing; run \`npm run build:all\` first`)
     return packPlatform(p.key, binary, out)
