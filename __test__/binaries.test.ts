@@ -78,14 +78,17 @@ describe.skipIf(!toolsAvailable())('built binaries', () => {
       expect(facts.libraries).toContain('libc.so.6')
     })
 
-    if (p.macos) it(`runs on macOS ${p.macos}, has an install name that is no build path, is stripped and validly signed`, (ctx) => {
+    const signed = p.machine === 'arm64' ? 'validly signed (Apple silicon loads no unsigned code)' : 'unsigned or validly signed'
+    if (p.macos) it(`runs on macOS ${p.macos}, has an install name that is no build path, is stripped, ${signed}`, (ctx) => {
       if (!file) return ctx.skip(missing)
       const facts = inspect(file, p)
       expect(facts.minos).toBe(p.macos)
       expect(facts.installName).toBe(`@rpath/ptypilot.${p.key}.node`)
       expect(facts.localSymbols).toBe(0)
       expect(facts.libraries).toContain('/usr/lib/libSystem.B.dylib')
-      expect(facts.signature).toBe('valid')
+      // zig signs arm64 dylibs (ad hoc, as ld64 does) and leaves x86_64 ones unsigned.
+      if (p.machine === 'arm64') expect(facts.signature).toBe('valid')
+      else expect(facts.signature).toMatch(/^(valid|none)$/)
     })
 
     it('npm pack of its package, installed with --os/--cpu for it into an empty project, puts this binary there', (ctx) => {
