@@ -6,9 +6,14 @@
 // panic the native side contained becomes a process warning.
 
 const { wrapNative } = require('./errors.js')
+const { jsThreadReading } = require('./runtime.js')
 
 // Every error from the binding gets a documented code (lib/errors.js).
 const native = wrapNative(require('./binding.js'))
+
+// Where output is read: on the JS thread only where the runtime's event loop
+// is libuv's (lib/runtime.js).
+native.setJsThreadReading(jsThreadReading())
 
 // Programs must not outlive the process (or worker) that started them, even
 // when it ends with process.exit().

@@ -52,6 +52,17 @@
 //! as napi-rs does for Node-API itself, so the crate links without Node (its
 //! tests); without them the session thread delivers everything, as it always
 //! can. Unix only; elsewhere every function here does nothing.
+//!
+//! Whether this path is used at all is the JS layer's choice, made once per
+//! process from the runtime it runs in ([`set_js_thread_reading`], called by
+//! lib/runtime.js), never from the symbols found: other runtimes export
+//! libuv's names without libuv's event loop behind them. Bun's are stubs that
+//! abort the process (`unsupported uv function: uv_poll_init`); Deno's work,
+//! but its poll handle is served by its own event loop, which runs the
+//! callback far less often than libuv would (see lib/runtime.js for the
+//! measurement). Until the JS layer turns it on, no libuv function is looked
+//! up or called, and the session thread delivers everything: that path needs
+//! nothing from the runtime but Node-API's threadsafe functions.
 
 #[cfg(unix)]
 mod imp {
@@ -61,6 +72,7 @@ mod imp {
     use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
     use std::ptr;
     use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use napi::sys;
 
@@ -189,11 +201,25 @@ mod imp {
         static NEXT_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
     }
 
+    /// Whether the JS thread may read: off until the JS layer, knowing the
+    /// runtime, turns it on (see the module docs). Process-wide: a process
+    /// runs one runtime.
+    static JS_THREAD_READING: AtomicBool = AtomicBool::new(false);
+
+    /// Turns reading on the JS thread on or off for sessions started from
+    /// now on (see the module docs).
+    pub fn set_enabled(on: bool) {
+        JS_THREAD_READING.store(on, Ordering::Relaxed);
+    }
+
     /// Prepares a watch on `session`'s terminal for the JS thread of `env`,
     /// with `pump` as the output callback. Returns its id, or `None` when
-    /// there can be none (pipes, no libuv): the session thread then delivers
-    /// everything, as it always can.
+    /// there can be none (reading on the JS thread is off, pipes, no libuv):
+    /// the session thread then delivers everything, as it always can.
     pub fn open(env: sys::napi_env, session: &Session, pump: sys::napi_value) -> Option<u64> {
+        if !JS_THREAD_READING.load(Ordering::Relaxed) {
+            return None;
+        }
         uv()?;
         if !session.is_pty() {
             return None;
@@ -629,6 +655,20 @@ mod imp {
 
 #[cfg(unix)]
 pub use imp::{arm, close, open, take_flood};
+
+/// Lets sessions started from now on read their output on the JS thread
+/// (`on`), through the runtime's libuv event loop, or keeps all reading on
+/// the session threads (`!on`, the default). Internal: lib/runtime.js calls
+/// it once per process with the path chosen for the runtime.
+#[napi_derive::napi(catch_unwind)]
+// `#[napi]` registers the function with Node only outside `cfg(test)`.
+#[cfg_attr(test, allow(dead_code))]
+pub fn set_js_thread_reading(on: bool) {
+    #[cfg(unix)]
+    imp::set_enabled(on);
+    #[cfg(not(unix))]
+    let _ = on;
+}
 
 /// Not available here: the session thread delivers everything.
 #[cfg(not(unix))]
