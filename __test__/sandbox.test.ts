@@ -334,8 +334,9 @@ const holes: Hole[] = [
     (await py(`import socket; s = socket.socket(socket.AF_UNIX); s.connect('${daemonSocket}'); print(s.recv(64).decode().strip())`, sb)) === 'daemon-answered',
   { mode: 'workspace-write', denyUnixSockets: [daemonSocket] }],
   ['an abstract Unix socket made outside', async (sb) =>
-        // Node binds an abstract name with the whole sun_path (NUL-padded), so the client pads too.
-    (await py(`import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0${abstractName}'.ljust(108, '\\0')); print(s.recv(64).decode().strip())`, sb)) === 'abstract-answered'],
+        // Node 20 binds an abstract name with the whole sun_path (NUL-padded), Node 22 and later
+        // at its exact length: the client names it as the running Node bound it.
+    (await py(`import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0${abstractName}'${Number(process.versions.node.split('.')[0]) < 22 ? ".ljust(108, '\\0')" : ''}); print(s.recv(64).decode().strip())`, sb)) === 'abstract-answered'],
   ['/dev/shm shared with the host', async (sb) => {
     const name = `/dev/shm/ptypilot-sandbox-test-${process.pid}`
     await sh(`echo w > ${name}`, sb)
