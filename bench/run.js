@@ -36,6 +36,8 @@ const CASES = [
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'sandbox-cost', args: QUICK ? ['--rounds=1', '--n=30'] : ['--rounds=5', '--n=150'] },
+  // Node 20/24, Bun and Deno in fresh processes (scripts/runtimes.js fetches them).
+  { name: 'runtimes', args: QUICK ? ['--rounds=1', '--n=10'] : ['--rounds=5', '--n=50'] },
   { name: 'screen', args: [] },
   { name: 'host', args: QUICK ? ['--rounds=1', '--calls=300'] : ['--rounds=5', '--calls=2000'] },
   { name: 'lean', args: QUICK ? ['--rounds=1'] : ['--rounds=2'] },
@@ -313,6 +315,17 @@ function caseTables(results) {
     for (const row of x.rows) out.push(`| ${row.variant} | ${spread(row.ms, f2)} | ${row.variant === 'off' ? '' : spread(row.ratio, f2)} |`)
     out.push('')
   }
+  if (r.runtimes) {
+    const x = r.runtimes
+    out.push(`### 4d. Runtimes: ${x.title} (median (min–max) of ${x.rounds} rounds; each runtime in a fresh process, in turns)`)
+    out.push('')
+    out.push('| runtime | listener MiB/s | ÷ Node 24 (same round) | spawn-to-exit ms | lost runs |')
+    out.push('| --- | --- | --- | --- | --- |')
+    for (const row of x.rows) {
+      out.push(`| ${row.runtime} ${row.version} | ${spread(row.mibps, f1)} | ${row.runtime === 'node24' ? '' : spread(row.vsNode24, f2)} | ${spread(row.spawnMs, f2)} | ${row.lostRuns} |`)
+    }
+    out.push('')
+  }
   if (r.memory) {
     const x = r.memory
     const ours = byImpl(x.rows).ptypilot
@@ -587,6 +600,19 @@ function targetsOf(results) {
       ratio: `${f2(ratio)}×`,
       ok: ratio >= 1,
     })
+  }
+  if (r.runtimes) {
+    for (const [name, floor] of [['bun', 0.8], ['deno', 0.5]]) {
+      const row = r.runtimes.rows.find((x) => x.runtime === name)
+      const node = r.runtimes.rows.find((x) => x.runtime === 'node24')
+      if (!row || !node) continue
+      t.push({
+        what: `throughput to an onData listener under ${name === 'bun' ? 'Bun' : 'Deno'} ${row.version}: ≥ ${floor}× Node ${node.version}'s`,
+        measured: `${f1(row.mibps.median)} vs ${f1(node.mibps.median)} MiB/s`,
+        ratio: `${f2(row.vsNode24.median)}× (same round)`,
+        ok: row.vsNode24.median >= floor,
+      })
+    }
   }
   if (r['sandbox-cost']) {
     const worst = r['sandbox-cost'].rows.reduce((a, row) => (row.ratio.median > a.ratio.median ? row : a))

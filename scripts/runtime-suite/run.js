@@ -92,7 +92,7 @@ function verdict({ code, stdout, stderr }) {
 /** A fenced block of README.md by its `file=` name. */
 function readmeExample(file) {
   const text = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
-  const m = new RegExp('```\\w+ runnable file=' + file.replace('.', '\\.') + '\\n([\\s\\S]*?)\\n```').exec(text)
+  const m = new RegExp('```\\w+ runnable file=' + file.replace('.', '\\.') + '[^\\n]*\\n([\\s\\S]*?)\\n```').exec(text)
   if (!m) throw new Error(`README.md has no runnable block file=${file}`)
   return m[1]
 }
