@@ -12,6 +12,7 @@ import {
   documentationPages,
   extractExamples,
   makeProject,
+  missingPrograms,
   outputMatches,
   repoRoot,
   runExample,
@@ -74,10 +75,15 @@ describe('the documentation examples', () => {
   })
 
   // Pages side by side; a page's examples in order, in one directory.
-  test.concurrent.each(pages)('%s: each example runs and prints what the page shows', async (page) => {
+  // An example whose `needs=` program is missing is skipped with the reason (CI installs them all).
+  test.concurrent.for(pages)('%s: each example runs and prints what the page shows', async (page, ctx) => {
     const own = examples.filter((e) => e.page === page && e.run && !typeErrors.has(e))
     const problems: string[] = []
+    const skipped = own.map(missingPrograms).filter((why) => why !== null)
+    for (const why of skipped) await ctx.annotate(why)
+    if (own.length > 0 && skipped.length === own.length) ctx.skip(skipped.join('; '))
     for (const example of own) {
+      if (missingPrograms(example)) continue
       const problem = checkRun(await runExample(project, example))
       if (problem) problems.push(problem)
     }
@@ -89,7 +95,7 @@ describe('the check itself', () => {
   test('finds runnable blocks, indented ones too, with their attributes and output', () => {
     const md = [
       'Text.',
-      '```ts runnable file=hello.ts exit=3 timeout=5000',
+      '```ts runnable file=hello.ts exit=3 timeout=5000 needs=fish,vim',
       "console.log('hi')",
       '```',
       'Prints:',
@@ -109,11 +115,11 @@ describe('the check itself', () => {
     expect(found).toEqual([
       {
         page: 'x.md', line: 2, lang: 'ts', code: "console.log('hi')\n", file: 'hello.ts', vitest: false,
-        exit: 3, run: true, stream: 'stdout', timeoutMs: 5000, output: { text: 'hi\n', line: 6 },
+        exit: 3, run: true, stream: 'stdout', timeoutMs: 5000, needs: ['fish', 'vim'], output: { text: 'hi\n', line: 6 },
       },
       {
         page: 'x.md', line: 11, lang: 'js', code: 'console.log(1)\n', file: 'example-2.mjs', vitest: false,
-        exit: 0, run: true, stream: 'stdout', timeoutMs: 60_000, output: null,
+        exit: 0, run: true, stream: 'stdout', timeoutMs: 60_000, needs: [], output: null,
       },
     ])
     expect(extractExamples('```ts runnable file=a.test.ts\n```\n', 'y.md')[0].vitest).toBe(true)

@@ -3,7 +3,7 @@
 // would import them (`import { PtySession } from 'ptypilot'`), runs them against real programs
 // and compares what they print with the `text output` block shown after them. The marker and
 // its attributes are described in docs/writing-docs.md.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -37,6 +37,8 @@ export interface DocExample {
   stream: 'stdout' | 'stderr'
   /** Milliseconds the run may take. */
   timeoutMs: number
+  /** Programs it runs that a machine may lack (`needs=fish,vim`): where one is missing it is skipped, with the reason. */
+  needs: string[]
   /** The `text output` block after it, or null when it shows none. */
   output: { text: string; line: number } | null
 }
@@ -94,7 +96,7 @@ export function extractExamples(markdown: string, page: string): DocExample[] {
       attrs[word.slice(0, eq)] = word.slice(eq + 1)
     }
     for (const key of Object.keys(attrs)) {
-      if (!['file', 'exit', 'timeout', 'run', 'stream'].includes(key)) throw new Error(`${page}:${blocks[b].line}: unknown attribute '${key}'`)
+      if (!['file', 'exit', 'timeout', 'run', 'stream', 'needs'].includes(key)) throw new Error(`${page}:${blocks[b].line}: unknown attribute '${key}'`)
     }
     n++
     const file = attrs.file ?? `example-${n}.${lang === 'ts' ? 'ts' : lang === 'js' ? 'mjs' : 'sh'}`
@@ -116,10 +118,17 @@ export function extractExamples(markdown: string, page: string): DocExample[] {
       run: attrs.run !== 'false',
       stream: attrs.stream === 'stderr' ? 'stderr' : 'stdout',
       timeoutMs: attrs.timeout === undefined ? 60_000 : Number(attrs.timeout),
+      needs: attrs.needs === undefined ? [] : attrs.needs.split(','),
       output,
     })
   }
   return examples
+}
+
+/** Why `example` cannot run here (the programs of its `needs=` this machine lacks), or null. */
+export function missingPrograms(example: DocExample): string | null {
+  const missing = example.needs.filter((program) => spawnSync('sh', ['-c', `command -v ${program}`]).status !== 0)
+  return missing.length === 0 ? null : `${where(example)}: skipped: ${missing.join(', ')} not installed`
 }
 
 /** README.md and every Markdown file under docs/ (the generated API reference aside), relative to `root`. */
@@ -336,7 +345,7 @@ export async function checkPages(pages: string[], root = repoRoot): Promise<{ ex
     await Promise.all(
       pages.map(async (page) => {
         for (const example of examples.filter((e) => e.page === page)) {
-          if (typeErrors.has(example) || !example.run) continue
+          if (typeErrors.has(example) || !example.run || missingPrograms(example)) continue
           const problem = checkRun(await runExample(project, example))
           if (problem) problems.push(problem)
         }

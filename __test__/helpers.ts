@@ -123,3 +123,13 @@ export function repoWithTwoHunks(prefix = 'ptypilot-git-') {
   writeFileSync(join(dir, 'notes.txt'), lines.join('\n') + '\n')
   return { dir, git }
 }
+
+/**
+ * Skips the running test, with the reason, where one of `programs` is not
+ * installed: the suite passes on a machine without them, and CI (.ci/run)
+ * installs them all, so there it runs.
+ */
+export function needs(ctx: { skip: (note?: string) => void }, ...programs: string[]): void {
+  const missing = programs.filter((program) => !have(program))
+  if (missing.length > 0) ctx.skip(`${missing.join(', ')} not installed`)
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, readRecording, type InputKind, type PtypilotError } from '../index.js'
 import { test as kit } from 'ptypilot/vitest'
-import { gitEnv } from './helpers.js'
+import { gitEnv, needs } from './helpers.js'
 
 /** Observations of each program. */
 const ROUNDS = 20
@@ -141,7 +141,8 @@ describe.concurrent('programs waiting for input are seen, with their kind', () =
     await prompts(s, 'key', (i) => (i === 0 ? '>' : `${2000 + i - 1}`), (i) => `${2000 + i}\r`)
   })
 
-  it('vim waits for keys', async () => {
+  it('vim waits for keys', async (ctx) => {
+    needs(ctx, 'vim')
     const dir = tempDir()
     await using s = PtySession.spawn({ command: 'vim', args: ['-u', 'NONE', '-i', 'NONE', '-N', 'notes.txt'], cwd: dir })
     await prompts(s, 'key', (i) => (i === 0 ? 'notes.txt' : `word${i - 1}`), (i) => `:call setline(${i + 1}, 'word${i}')\r`)

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { screenView, rebuildScreen, ScreenViewTracker, ToolRegistry, terminalTools, type ViewScreen, type ModelReply } from '../index.js'
 import { SESSIONS, record } from '../bench/lib/agent-sessions.js'
+import { needs } from './helpers.js'
 
 type Screen = { lines: string[]; cols: number; rows: number; cursor: { row: number; col: number; visible: boolean }; altScreen: boolean }
 
@@ -343,7 +344,8 @@ describe('ScreenViewTracker: rows of earlier views', () => {
 
 describe('real sessions: every screen rebuilt from the lean views', () => {
   for (const session of Object.values(SESSIONS)) {
-    it(session.title, { timeout: 120_000 }, async () => {
+    it(session.title, { timeout: 120_000 }, async (ctx) => {
+      needs(ctx, session.command)
       const steps = await record(session)
       expect(steps.length).toBeGreaterThan(8)
       const reader = new Reader()
@@ -397,7 +399,8 @@ describe('respond() sends lean screens; call() keeps full ones', () => {
     return [...lines, ...Array(rows - lines.length).fill('')]
   }
 
-  it('a vim session: partial views whose rebuild is exactly the screen call() returned each time', { timeout: 60_000 }, async () => {
+  it('a vim session: partial views whose rebuild is exactly the screen call() returned each time', { timeout: 60_000 }, async (ctx) => {
+    needs(ctx, 'vim')
     const dir = tempDir()
     writeFileSync(join(dir, 'notes.txt'), Array.from({ length: 40 }, (_, i) => `line ${i}: some text to edit in vim`).join('\n') + '\n')
     await using registry = new ToolRegistry()

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, type PtyOptions } from '../index.js'
+import { have } from './helpers.js'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -41,7 +42,7 @@ const vimArgs = ['-u', 'NONE', '-i', 'NONE', '-N', '-n']
 /** For `vi.waitFor`: programs on a loaded machine can take a while. */
 const patient = { timeout: 5000, interval: 20 }
 
-describe('vim', () => {
+describe.skipIf(!have('vim'))('vim (skipped where vim is not installed)', () => {
   it('opens a file, inserts text and writes it with :wq; the alternate screen is on only while vim runs', async () => {
     const home = tempHome()
     const s = spawnIn(home, { command: 'vim', args: [...vimArgs, 'note.txt'] })

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, exec, readRecording, replay, type PtypilotError, type ScreenSnapshot } from '../index.js'
-import { have } from './helpers.js'
+import { have, needs } from './helpers.js'
 
 function tempDir() {
   return mkdtempSync(join(tmpdir(), 'ptypilot-rec-'))
@@ -27,7 +27,8 @@ function thrown(f: () => unknown): PtypilotError {
 }
 
 describe.concurrent('recordings', () => {
-  it('a vim session replays to the same screen, while it runs and after it ended', async () => {
+  it('a vim session replays to the same screen, while it runs and after it ended', async (ctx) => {
+    needs(ctx, 'vim')
     const dir = tempDir()
     const cast = join(dir, 'vim.cast')
     await using vim = PtySession.spawn({ command: 'vim', args: ['-u', 'NONE', '-i', 'NONE', '-N', 'notes.txt'], cwd: dir, record: cast })

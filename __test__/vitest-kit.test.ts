@@ -7,7 +7,7 @@ import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test, formatScreen, type TestSession } from 'ptypilot/vitest'
 import type { PtypilotError } from '../index.js'
-import { alive } from './helpers.js'
+import { alive, needs } from './helpers.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const menu = join(here, 'fixtures', 'kit', 'menu.py')
@@ -44,7 +44,8 @@ describe.concurrent('the kit on real programs', { repeats }, () => {
     await expect(less).toHaveExited({ code: 0 })
   })
 
-  test('vim: inserts, leaves insert mode, saves', async ({ pty, expect }) => {
+  test('vim: inserts, leaves insert mode, saves', async ({ pty, expect, skip }) => {
+    needs({ skip }, 'vim')
     const dir = tempDir()
     const vim = pty.spawn({ command: 'vim', args: ['-u', 'NONE', '-i', 'NONE', '-N', 'notes.txt'], cwd: dir })
     await expect(vim).toShowText('"notes.txt" [New]')

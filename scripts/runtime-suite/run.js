@@ -25,7 +25,7 @@
 //
 // Usage: node scripts/runtime-suite/run.js [--runtimes=node20,node24,bun,...]
 //          [--cases=load-cjs,flood,...] [--markdown]
-//   --markdown  the table as Markdown (docs/install.md shows it)
+//   --markdown  the table as Markdown, a case a row and a runtime a column (docs/install.md shows it)
 
 const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -219,8 +219,13 @@ async function main(argv) {
     fs.rmSync(project, { recursive: true, force: true })
   }
   if (markdown) {
-    console.log('| runtime | case | result | seconds | detail |\n| --- | --- | --- | --- | --- |')
-    for (const r of rows) console.log(`| ${r.runtime} | ${r.case} | ${r.status} | ${r.secs} | ${r.detail.replace(/\|/g, '\\|')} |`)
+    // A case a row, a runtime a column (docs/install.md shows it).
+    const names = [...new Set(rows.map((r) => r.runtime))]
+    console.log(`| case | ${names.join(' | ')} |\n| --- |${' --- |'.repeat(names.length)}`)
+    for (const c of cases) {
+      const cells = names.map((n) => rows.find((r) => r.runtime === n && r.case === c.title)).map((r) => (r ? `${r.status} ${r.secs} s` : ''))
+      console.log(`| ${c.title} | ${cells.join(' | ')} |`)
+    }
   }
   const passed = rows.filter((r) => r.status === 'ok').length
   const skipped = rows.filter((r) => r.status === 'skip').length
