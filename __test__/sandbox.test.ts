@@ -23,10 +23,16 @@ const TIOCSTI_ON = (() => {
   }
 })()
 const base = mkdtempSync(join(tmpdir(), 'ptypilot-sandbox-test-'))
-/** The workspace: a git repository the sandbox lets programs write in (but not its .git). */
+/** The workspace: a git repository the sandbox lets programs write in (but not its .git configuration). */
 const ws = join(base, 'ws')
-/** Outside the workspace: what a confined program must not change. */
-const outside = join(base, 'outside')
+/**
+ * Outside the workspace: what a confined program must not change. Not in /tmp, which the sandbox
+ * replaces with a private one (there a path outside is simply absent).
+ */
+const outsideBase = mkdtempSync(join(existsSync('/var/lib') ? '/var/lib' : tmpdir(), 'ptypilot-sandbox-test-'))
+const outside = join(outsideBase, 'outside')
+/** A write refused outside the roots: Landlock's EACCES, or EROFS of the read-only tree. */
+const REFUSED = '(Permission denied|Read-only file system)'
 const victim = join(outside, 'victim')
 const WRITE: SandboxOption = 'workspace-write'
 const NO_NET: SandboxOption = { mode: 'workspace-write', network: false }
@@ -36,7 +42,7 @@ let daemon: Server
 let abstractDaemon: Server
 let web: HttpServer
 let webPort = 0
-const daemonSocket = join(base, 'daemon.sock')
+const daemonSocket = join(outsideBase, 'daemon.sock')
 const abstractName = `ptypilot-sandbox-test-${process.pid}`
 
 /** Runs `script` with sh in the workspace; the exit code and output. */
@@ -75,6 +81,7 @@ afterAll(() => {
   abstractDaemon?.close()
   web?.close()
   rmSync(base, { recursive: true, force: true })
+  rmSync(outsideBase, { recursive: true, force: true })
 })
 
 describe('allowed in the sandbox', () => {
@@ -89,13 +96,23 @@ describe('allowed in the sandbox', () => {
     expect(r.output).toContain('?? hello.c')
   })
 
-  it('commits when .git is made writable (readOnly: []), and refuses the commit by default', async () => {
-    const refused = await sh('git add hello.c && git commit -qm built', WRITE)
+  it("commits and stashes under the .git rule (its configuration and hooks stay read-only); readOnly: ['.git'] refuses the commit", async () => {
+    writeFileSync(join(ws, 'hello.c'), '#include <stdio.h>\nint main(void) { return 0; }\n')
+    const refused = await sh('git add hello.c && git commit -qm built', { mode: 'workspace-write', readOnly: ['.git'] })
     expect(refused.code).not.toBe(0)
     expect(refused.output).toMatch(/index\.lock.*Read-only file system/)
-    const r = await sh('git add hello.c Makefile && git commit -qm built && git log --oneline | wc -l', { mode: 'workspace-write', readOnly: [] })
-    expect(r.code, r.output).toBe(0)
-    expect(r.output.trim()).toBe('2')
+    const config = readFileSync(join(ws, '.git', 'config'), 'utf8')
+    const r = await sh('git add hello.c && git commit -qm built && echo more >> README && git stash -q && git stash pop -q && git checkout -q README && git log --oneline | wc -l; ' +
+      'git config core.fsmonitor "touch planted"; echo "#!/bin/sh" > .git/hooks/post-commit; echo /tmp > .git/commondir; echo x > .git/info/exclude', WRITE)
+    expect(r.output).toMatch(/^2$/m)
+    // git writes config.lock beside it and renames it over the read-only mount: EBUSY.
+    expect(r.output).toMatch(/config.*(Read-only file system|Device or resource busy)/)
+    expect(r.output).toMatch(/post-commit.*Read-only file system/)
+    expect(r.output).toMatch(/exclude.*Read-only file system/)
+    expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).toBe(config)
+    expect(existsSync(join(ws, '.git', 'hooks', 'post-commit'))).toBe(false)
+    // commondir cannot be made read-only before it exists: made in the sandbox, it is removed at the end.
+    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false)
   })
 
   it('gives each program a private TMPDIR, removed when it ends', async () => {
@@ -103,7 +120,8 @@ describe('allowed in the sandbox', () => {
     const info = session.sandbox!
     expect(info.mode).toBe('workspace-write')
     expect(info.summary).toBe('workspace-write, network on')
-    expect(info.readOnly).toEqual([join(ws, '.git')])
+    expect(info.readOnly).toEqual(expect.arrayContaining([join(ws, '.git', 'config'), join(ws, '.git', 'hooks'), join(ws, '.git', 'info')]))
+    expect(info.readOnly).not.toContain(join(ws, '.git'))
     expect(info.writable).toContain(info.tempDir)
     await session.exited
     expect(session.read().text).toContain('kept')
@@ -136,7 +154,7 @@ describe('allowed in the sandbox', () => {
     try {
       const first = await shell.run({ command: `echo in > shell.txt && cat shell.txt; cd ${outside}; echo x > here` })
       expect(first.output).toContain('in')
-      expect(first.output).toMatch(/here: Permission denied/)
+      expect(first.output).toMatch(new RegExp(`here: ${REFUSED}`))
       expect(existsSync(join(outside, 'here'))).toBe(false)
     } finally {
       await shell.close()
@@ -146,7 +164,7 @@ describe('allowed in the sandbox', () => {
     let out = ''
     term.onData((d: string) => (out += d))
     await new Promise((r) => term.onExit(r))
-    expect(out).toMatch(/Permission denied[\s\S]*rc=2/)
+    expect(out).toMatch(new RegExp(`${REFUSED}[\\s\\S]*rc=2`))
     expect(existsSync(`${victim}.np`)).toBe(false)
   })
 })
@@ -157,10 +175,10 @@ describe('refused, and the model told', () => {
     registry.register(terminalTools({ cwd: ws, sandbox: NO_NET }))
     const reply = await registry.respond('pty_exec', {
       command: 'sh',
-      args: ['-c', `echo x > ${victim}; echo y > .git/config2; python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:${webPort}/')"`],
+      args: ['-c', `echo x > ${victim}; echo y > .git/hooks/x; python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:${webPort}/')"`],
     })
     expect(reply.text).toContain(`the sandbox refused: write ${victim} (outside the workspace)`)
-    expect(reply.text).toContain(`the sandbox refused: write ${join(ws, '.git/config2')} (.git is read-only in the sandbox)`)
+    expect(reply.text).toContain(`the sandbox refused: write ${join(ws, '.git/hooks/x')} (hooks is read-only in the sandbox)`)
     expect(reply.text).toContain('the sandbox refused: a network connection (the network is off)')
     expect(existsSync(victim)).toBe(false)
     const started = await registry.respond('pty_start', { command: 'cat' })
@@ -233,7 +251,7 @@ describe('refused, and the model told', () => {
     })
     const reply = await registry.respond('writer', { action: 'spawn', command: 'write' })
     // The screen is 80 columns wide: the error wraps.
-    expect(reply.text).toMatch(/cannot create \S*outside\/victim: Permissio\s*n denied/)
+    expect(reply.text).toMatch(/cannot create \S*outside\/victim: (Permissio\s*n denied|Read-\s*only\s*file\s*system)/)
     expect(reply.text).toContain('wrote')
     expect(existsSync(victim)).toBe(false)
     expect(existsSync(join(ws, 'tool-wrote'))).toBe(true)
@@ -373,7 +391,7 @@ describe('holes that stay closed', () => {
     expect((await sh(list, WRITE)).output.trim()).toBe('0 1 2 3')
     // Plain pipes (exec without a terminal): stdin, stdout, stderr, and still confined.
     const piped = await exec({ command: 'sh', args: ['-c', `${list}; echo x > ${victim}`], cwd: ws, pty: false, sandbox: WRITE })
-    expect(piped.output).toMatch(/^0 1 2 3 .*Permission denied/s)
+    expect(piped.output).toMatch(new RegExp(`^0 1 2 3 .*${REFUSED}`, 's'))
     expect(existsSync(victim)).toBe(false)
     // The same check under a spawn that passes a fourth descriptor on: it shows.
     const leaky = spawnSync('sh', ['-c', list], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
@@ -395,7 +413,7 @@ describe('holes that stay closed', () => {
     const script = join(home, 'run.js')
     writeFileSync(script, `
       const { exec } = require(${JSON.stringify(join(home, 'pkg', 'index.js'))})
-      const cmd = 'id -u; echo a > f && echo wrote-f; echo b > .git/x; echo c > ${home}/out; unshare -U -r true || echo no-userns'
+      const cmd = 'id -u; echo a > f && echo wrote-f; echo b > .git/hooks/x; echo c > ${home}/out; unshare -U -r true || echo no-userns'
       Promise.all(['off', 'workspace-write'].map((sandbox) => exec({ command: 'sh', args: ['-c', cmd], cwd: ${JSON.stringify(repo)}, sandbox })))
         .then((rs) => console.log(JSON.stringify(rs.map((r) => r.output))), (e) => console.log(JSON.stringify([e.code, e.message])))
     `)
@@ -407,8 +425,9 @@ describe('holes that stay closed', () => {
       expect(existsSync(join(home, 'out'))).toBe(true)
       rmSync(join(home, 'out'))
       expect(sandboxed).toMatch(/^65534\nwrote-f\n/)
-      expect(sandboxed).toMatch(/\.git\/x: Read-only file system/)
-      expect(sandboxed).toMatch(/out: Permission denied/)
+      expect(sandboxed).toMatch(/\.git\/hooks\/x: Read-only file system/)
+      // ${home}/out is in the sandbox's private /tmp (its folder made there for the repository):
+      // written there, it never reaches the real one.
       expect(sandboxed).toContain('no-userns')
       expect(existsSync(join(home, 'out'))).toBe(false)
     } finally {
@@ -418,7 +437,7 @@ describe('holes that stay closed', () => {
 
   it('confines what the program starts: a child of a child is still refused', async () => {
     const r = await sh(`sh -c 'sh -c "echo w > ${victim}"'; python3 -c "import os; os.system('echo w > ${victim}')"`, WRITE)
-    expect(r.output).toMatch(/Permission denied/)
+    expect(r.output).toMatch(new RegExp(REFUSED))
     expect(existsSync(victim)).toBe(false)
   })
 })

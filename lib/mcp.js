@@ -453,10 +453,10 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
   const registry = new ptypilot.ToolRegistry({
     isolation: 'process',
     cwd: options.cwd,
-    // The git tool and the modules' tools run in the same sandbox as the terminal tools, but
-    // with .git writable: staging and rebasing is what the git tool is served for.
+    // The git tool and the modules' tools run in the same sandbox as the terminal tools, under
+    // the same .git rule: what git records is writable, its configuration and hooks are not.
     ...(options.sandbox !== undefined &&
-      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false, readOnly: [] } }),
+      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false } }),
     ...(options.maxHandles !== undefined && { maxHandles: options.maxHandles }),
     ...(options.maxContentChars !== undefined && { maxContentChars: options.maxContentChars }),
     ...(options.hostTimeoutMs !== undefined && { hostTimeoutMs: options.hostTimeoutMs }),

@@ -19,9 +19,12 @@ export interface SandboxOptions {
    */
   roots?: string[]
   /**
-   * Paths kept read-only inside the writable folders, relative to each (or absolute). `[]` lets
-   * the program write `.git` (to commit).
-   * @default ['.git']
+   * Paths kept read-only inside the writable folders, relative to each (or absolute). Besides
+   * these, the `.git` rule always holds: what git records (index, objects, refs, logs) is
+   * writable, what git runs or reads as configuration (`config`, `config.worktree`, `hooks/`,
+   * `commondir`, `info/`, `modules/`, `worktrees/`) is not. `['.git']` makes all of `.git`
+   * read-only.
+   * @default []
    */
   readOnly?: string[]
   /**
@@ -35,6 +38,14 @@ export interface SandboxOptions {
    * @default ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock']
    */
   denyUnixSockets?: string[]
+  /**
+   * Unix socket files outside the writable folders the program may connect to (Linux: every
+   * other socket outside them is covered or absent in its own mount namespace; a daemon's socket
+   * is a way around the sandbox, so name only those you trust). The container daemons' sockets
+   * stay denied unless named here.
+   * @default []
+   */
+  allowUnixSockets?: string[]
   /**
    * A system that lacks what the sandbox needs: `'error'` rejects with
    * `ERR_SANDBOX_UNAVAILABLE` naming it; `'warn'` starts the program with what the system has and

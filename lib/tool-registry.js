@@ -252,7 +252,10 @@ function gitTool() {
   return {
     name: 'git',
     description:
-      'Interactive git in a terminal: stage changes hunk by hunk, rebase interactively, read the recent log.',
+      'Interactive git in a terminal: stage changes hunk by hunk, rebase interactively, read the recent log. ' +
+      "In a sandbox git records what it does (index, objects, refs, logs) but cannot change the repository's " +
+      'configuration, hooks, info/, commondir, submodules or worktrees: such writes (git config, --output ' +
+      'into .git, a hook planted by rebase -x) are refused.',
     commands: [
       {
         name: 'stage',

@@ -8,16 +8,29 @@
 //!
 //! - `file-write*` outside the writable roots, the temporary folder and the
 //!   terminal devices, and inside the read-only paths (Seatbelt applies the
-//!   last matching rule, so the read-only denials come after the allows);
+//!   last matching rule, so the read-only denials come after the allows).
+//!   `file-write*` covers `file-write-mode`, `-owner`, `-times` and
+//!   `-xattr`: metadata outside the roots is refused too;
+//! - other terminals: `file-write*` and `file-ioctl` on `/dev/ttys*` (the
+//!   program's own terminal is open already on 0, 1 and 2, and `/dev/tty`
+//!   stays; a pty it opens itself, as tmux does, is refused on macOS);
 //! - with the network off, every `network*` operation on an IP address
-//!   (`(remote ip)`, `(local ip)`); Unix sockets stay;
-//! - `network-outbound` to each denied Unix socket;
-//! - signals and process inspection (`process-info*`, which covers
-//!   `task_for_pid`) of processes outside the sandbox.
+//!   (`(remote ip)`, `(local ip)`);
+//! - `network-outbound` to every Unix socket but those beneath a writable
+//!   root and those allowed by name (`allowUnixSockets`), and to each denied
+//!   one whatever the rest says;
+//! - signals and process inspection and control (`process-info*`, which
+//!   covers `task_for_pid` and setting another's priority) of processes
+//!   outside the sandbox;
+//! - SysV and POSIX IPC (`ipc-sysv*`, `ipc-posix*`): Seatbelt cannot tell
+//!   an object the program made from one made outside, so both are refused
+//!   whole (named POSIX semaphores, as Python's multiprocessing locks use,
+//!   fail on macOS).
 //!
 //! What macOS has no Seatbelt rule for: `TIOCSTI` (the kernel still allows
-//! it on the controlling terminal) and setuid programs (they run with the
-//! sandbox inherited, but as their owner). Those are documented as open on
+//! it on the controlling terminal), setuid programs (they run with the
+//! sandbox inherited, but as their owner), the keychain's own access rules
+//! and a size bound on the temporary folder. Those are documented as open on
 //! macOS.
 
 use std::ffi::OsString;
@@ -51,6 +64,19 @@ fn literal(path: &Path) -> String {
     out
 }
 
+/// `path` as the text of a regular expression in the profile language
+/// (its metacharacters and `"` escaped).
+fn regex_escape(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        if "\\.^$|?*+()[]{}\"".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The Seatbelt profile for `req`.
 pub(super) fn profile(req: &Request<'_>) -> String {
     let mut p = String::from("(version 1)\n(allow default)\n");
@@ -70,12 +96,26 @@ pub(super) fn profile(req: &Request<'_>) -> String {
             literal(Path::new(dev))
         ));
     }
-    p.push_str("    (require-not (regex #\"^/dev/ttys[0-9]+$\"))))\n");
+    p.push_str("    ))\n");
+    p.push_str("(deny file-write* file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n");
     for path in req.read_only {
         p.push_str(&format!("(deny file-write* (subpath {}))\n", literal(path)));
     }
     if !req.policy.network {
         p.push_str("(deny network* (remote ip))\n(deny network* (local ip))\n");
+    }
+    p.push_str("(deny network-outbound (remote unix-socket))\n");
+    for dir in req.writable {
+        p.push_str(&format!(
+            "(allow network-outbound (remote unix-socket (path-regex #\"^{}/\")))\n",
+            regex_escape(dir)
+        ));
+    }
+    for socket in req.allowed_sockets {
+        p.push_str(&format!(
+            "(allow network-outbound (remote unix-socket (path-literal {})))\n",
+            literal(socket)
+        ));
     }
     for socket in req.denied_sockets {
         p.push_str(&format!(
@@ -84,6 +124,7 @@ pub(super) fn profile(req: &Request<'_>) -> String {
         ));
     }
     p.push_str("(deny signal (target others))\n(deny process-info* (target others))\n");
+    p.push_str("(deny ipc-sysv*)\n(deny ipc-posix*)\n");
     p
 }
 
@@ -103,12 +144,25 @@ pub(super) fn needs_own_memory(_: &Prepared) -> bool {
     false
 }
 
+/// The profile with the program's own terminal `tty` writable (the last
+/// rule, so it wins over the denial of every other terminal).
+fn with_terminal(profile: &str, tty: Option<&Path>) -> String {
+    match tty {
+        Some(tty) => format!(
+            "{profile}(allow file-write* file-ioctl (literal {}))\n",
+            literal(tty)
+        ),
+        None => profile.to_owned(),
+    }
+}
+
 /// `sandbox-exec -p PROFILE -- program args...`.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 pub(super) fn wrap_argv(
     p: &Prepared,
     program: &Path,
     argv: &[OsString],
+    tty: Option<&Path>,
 ) -> Option<(PathBuf, Vec<OsString>)> {
     if !Path::new(SANDBOX_EXEC).exists() {
         return None;
@@ -116,7 +170,7 @@ pub(super) fn wrap_argv(
     let mut wrapped = vec![
         OsString::from("sandbox-exec"),
         OsString::from("-p"),
-        OsString::from(&p.profile),
+        OsString::from(with_terminal(&p.profile, tty)),
         OsString::from("--"),
         program.as_os_str().to_owned(),
     ];
@@ -145,11 +199,16 @@ mod tests {
         let writable = [PathBuf::from("/ws"), PathBuf::from("/tmp/t\"q")];
         let read_only = [PathBuf::from("/ws/.git")];
         let sockets = [PathBuf::from("/var/run/docker.sock")];
+        let allowed = [PathBuf::from("/run/agent.sock")];
         let text = profile(&Request {
             policy: &policy,
             writable: &writable,
             read_only: &read_only,
+            read_write: &[],
+            temp_dir: &writable[1],
+            cwd: &writable[0],
             denied_sockets: &sockets,
+            allowed_sockets: &allowed,
         });
         assert!(text.starts_with("(version 1)\n(allow default)\n"));
         assert!(text.contains("(require-not (subpath \"/ws\"))"));
@@ -164,12 +223,52 @@ mod tests {
         assert!(git_at > allow_at, "read-only denial comes last");
         assert!(text.contains("(deny network* (remote ip))"));
         assert!(text.contains("(path-literal \"/var/run/docker.sock\")"));
+        // Unix sockets: all refused, then those in the roots and the allowed
+        // ones let through, then the denied ones refused again (last wins).
+        let all = text
+            .find("(deny network-outbound (remote unix-socket))")
+            .unwrap();
+        let root = text
+            .find("(allow network-outbound (remote unix-socket (path-regex #\"^/ws/\")))")
+            .unwrap();
+        let named = text
+            .find(
+                "(allow network-outbound (remote unix-socket (path-literal \"/run/agent.sock\")))",
+            )
+            .unwrap();
+        let docker = text.find("\"/var/run/docker.sock\"").unwrap();
+        assert!(all < root && root < named && named < docker, "{text}");
+        assert!(text.contains("#\"^/tmp/t\\\"q/\""), "{text}");
+        // Metadata is part of file-write*; other terminals, IPC and other
+        // processes are refused.
+        assert!(text.contains("(deny file-write* file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))"));
+        assert!(
+            !text.contains("(require-not (regex"),
+            "no terminal is writable by default"
+        );
+        let own = with_terminal(&text, Some(Path::new("/dev/ttys004")));
+        assert!(
+            own.ends_with("(allow file-write* file-ioctl (literal \"/dev/ttys004\"))\n"),
+            "the own terminal last: {own}"
+        );
+        for rule in [
+            "(deny ipc-sysv*)",
+            "(deny ipc-posix*)",
+            "(deny process-info* (target others))",
+            "(deny signal (target others))",
+        ] {
+            assert!(text.contains(rule), "{rule}: {text}");
+        }
         policy.network = true;
         let on = profile(&Request {
             policy: &policy,
             writable: &writable,
             read_only: &[],
+            read_write: &[],
+            temp_dir: &writable[1],
+            cwd: &writable[0],
             denied_sockets: &[],
+            allowed_sockets: &[],
         });
         assert!(!on.contains("network*"));
         // Balanced parentheses: the profile parses.

@@ -10,12 +10,16 @@
 //!
 //! Each platform's implementation sits beside this file:
 //!
-//! - `linux.rs`: Landlock for the file system, TCP ports and the scopes
-//!   (signals, abstract Unix sockets); a seccomp filter for socket families,
-//!   `TIOCSTI`/`TIOCLINUX`, namespaces, mounts and io_uring; a mount
-//!   namespace for read-only paths inside writable roots and for denied Unix
-//!   sockets; `PR_SET_NO_NEW_PRIVS`; the capabilities that reach around the
-//!   rules dropped (so root is confined too).
+//! - `linux/`: mount and IPC namespaces (in a user namespace when not
+//!   root) where the tree is read-only but the writable roots, `/tmp`,
+//!   `/var/tmp`, `/dev/shm` and `/run` are private and bounded, Unix
+//!   sockets outside the roots are covered, `.git`'s configuration and
+//!   hooks are read-only and the terminals are a `devpts` of its own;
+//!   Landlock for the file system, TCP ports and the scopes (signals,
+//!   abstract Unix sockets); a seccomp filter for socket families, terminal
+//!   ioctls, keyrings, other processes' limits and priorities, namespaces,
+//!   mounts and io_uring; `PR_SET_NO_NEW_PRIVS`; the capabilities that reach
+//!   around the rules dropped (so root is confined too).
 //! - `macos.rs`: a Seatbelt profile, run by `/usr/bin/sandbox-exec`.
 //!
 //! Every sandboxed program gets a private temporary folder (`TMPDIR`, and
@@ -72,6 +76,7 @@ mod unsupported {
         _: &Prepared,
         _: &Path,
         _: &[OsString],
+        _: Option<&Path>,
     ) -> Option<(PathBuf, Vec<OsString>)> {
         None
     }
@@ -91,8 +96,21 @@ pub(crate) struct Request<'a> {
     pub writable: &'a [PathBuf],
     /// What stays read-only inside `writable`.
     pub read_only: &'a [PathBuf],
+    /// What stays writable inside `read_only` (a submodule's git folder
+    /// inside `.git/modules`).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub read_write: &'a [PathBuf],
+    /// The program's working directory (resolved).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub cwd: &'a Path,
+    /// The private temporary folder (`TMPDIR`), also in `writable`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub temp_dir: &'a Path,
     /// The Unix sockets it may not connect to (those that exist).
     pub denied_sockets: &'a [PathBuf],
+    /// The Unix sockets outside `writable` it may connect to (resolved).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub allowed_sockets: &'a [PathBuf],
 }
 
 /// Where a sandboxed program may write.
@@ -150,8 +168,38 @@ pub const DEFAULT_DENIED_SOCKETS: &[&str] = &[
     "/run/containerd/containerd.sock",
 ];
 
-/// The paths kept read-only inside each writable root by default.
-pub const DEFAULT_READ_ONLY: &[&str] = &[".git"];
+/// The paths kept read-only inside each writable root by default, besides
+/// [`GIT_READ_ONLY`] (the `.git` rule, which always applies).
+pub const DEFAULT_READ_ONLY: &[&str] = &[];
+
+/// What stays read-only in a git folder (`.git`, and each one under its
+/// `modules/` and `worktrees/`): what git later runs as code or reads as
+/// configuration. Everything else git only records (the index, objects,
+/// refs, logs, `COMMIT_EDITMSG`, `packed-refs`, lock files) stays writable,
+/// so `git add`, `git commit` and `git stash` work. `modules/` and
+/// `worktrees/` themselves are read-only (no new submodule or worktree, whose
+/// folder would bring its own configuration), the git folders already in
+/// them writable under the same rule.
+pub const GIT_READ_ONLY: &[&str] = &[
+    "config",
+    "config.worktree",
+    "hooks",
+    "info",
+    "commondir",
+    "gitdir",
+    "modules",
+    "worktrees",
+];
+
+/// The names of [`GIT_READ_ONLY`] git makes itself when missing, made
+/// before the program starts (empty folders, as `git init` makes `hooks/`
+/// and `info/`) so that they can be read-only too.
+const GIT_MADE_FOLDERS: &[&str] = &["hooks", "info", "modules", "worktrees"];
+
+/// The files of [`GIT_READ_ONLY`] that cannot be made beforehand (their
+/// mere presence changes what git does): when one was created in the
+/// sandbox, it is removed when the session ends.
+const GIT_WATCHED_FILES: &[&str] = &["commondir", "config.worktree", "gitdir"];
 
 /// The sandbox a caller asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -169,6 +217,10 @@ pub struct Policy {
     /// Unix socket files the program may not connect to. `None`:
     /// [`DEFAULT_DENIED_SOCKETS`].
     pub deny_unix_sockets: Option<Vec<PathBuf>>,
+    /// Unix socket files outside the writable roots the program may connect
+    /// to (every other one is refused; relative ones are taken from the
+    /// working directory).
+    pub allow_unix_sockets: Vec<PathBuf>,
     /// Missing system support: refuse, or start with less.
     pub if_unavailable: IfUnavailable,
     /// The workspace (`workspace-write`) when it is not the program's
@@ -254,6 +306,7 @@ impl Policy {
         };
         policy.read_only = paths("readOnly")?;
         policy.deny_unix_sockets = paths("denyUnixSockets")?;
+        policy.allow_unix_sockets = paths("allowUnixSockets")?.unwrap_or_default();
         match obj.get("network") {
             None | Some(Value::Null) => {}
             Some(Value::Bool(on)) => policy.network = *on,
@@ -285,12 +338,13 @@ impl Policy {
                 "readOnly",
                 "network",
                 "denyUnixSockets",
+                "allowUnixSockets",
                 "ifUnavailable",
             ]
             .contains(&k.as_str())
         }) {
             return Err(Error::invalid_arg(format!(
-                "{what} has an unknown option {unknown:?} (known: mode, workspace, roots, readOnly, network, denyUnixSockets, ifUnavailable)"
+                "{what} has an unknown option {unknown:?} (known: mode, workspace, roots, readOnly, network, denyUnixSockets, allowUnixSockets, ifUnavailable)"
             )));
         }
         Ok(policy)
@@ -319,6 +373,9 @@ impl Policy {
 #[derive(Debug)]
 pub struct TempDir {
     path: PathBuf,
+    /// Files that must not be made in the sandbox (see
+    /// [`GIT_WATCHED_FILES`]): removed on drop when one was.
+    watched: Vec<PathBuf>,
 }
 
 impl TempDir {
@@ -335,7 +392,10 @@ impl TempDir {
                 "ptypilot-sandbox-{}-{nanos:08x}",
                 std::process::id()
             ));
-            std::fs::create_dir(&path).map(|()| TempDir { path })
+            std::fs::create_dir(&path).map(|()| TempDir {
+                path,
+                watched: Vec::new(),
+            })
         };
         #[cfg(unix)]
         let made = Self::make();
@@ -344,6 +404,11 @@ impl TempDir {
 
     #[cfg(unix)]
     fn make() -> std::io::Result<TempDir> {
+        // On Linux the sandbox's private `/tmp` holds it, whatever this
+        // process's TMPDIR.
+        #[cfg(target_os = "linux")]
+        let base = PathBuf::from("/tmp");
+        #[cfg(not(target_os = "linux"))]
         let base = std::env::temp_dir();
         let template = base.join("ptypilot-sandbox-XXXXXX");
         let mut bytes = std::ffi::CString::new(template.as_os_str().as_encoded_bytes())
@@ -359,7 +424,10 @@ impl TempDir {
         // SAFETY: mkdtemp kept the bytes a path (it replaced ASCII with ASCII).
         let path =
             PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(bytes) });
-        Ok(TempDir { path })
+        Ok(TempDir {
+            path,
+            watched: Vec::new(),
+        })
     }
 
     /// The folder.
@@ -370,6 +438,16 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        for path in &self.watched {
+            // Made in the sandbox where git would read it outside.
+            if let Ok(meta) = std::fs::symlink_metadata(path) {
+                let _ = if meta.is_dir() {
+                    std::fs::remove_dir_all(path)
+                } else {
+                    std::fs::remove_file(path)
+                };
+            }
+        }
         // What the program left is its own; a failure leaves it for the
         // system's cleaner of its temporary folder.
         let _ = std::fs::remove_dir_all(&self.path);
@@ -458,22 +536,24 @@ impl Prepared {
     }
 
     /// The child must have memory of its own (a `fork`, not a child that
-    /// borrows the parent's until `execve`): Linux, not root, with a mount
-    /// namespace to make (a user namespace comes with it, and `unshare`
-    /// refuses one to a process sharing its memory).
+    /// borrows the parent's until `execve`): Linux, not root (the mount
+    /// namespace comes with a user namespace, and `unshare` refuses one to a
+    /// process sharing its memory).
     pub fn needs_own_memory(&self) -> bool {
         imp::needs_own_memory(&self.platform)
     }
 
     /// The argv to execute instead of `argv` (macOS: `sandbox-exec -p
-    /// PROFILE -- program args`); `None` where the sandbox is applied in
-    /// the child instead (Linux).
+    /// PROFILE -- program args`, the profile letting the program write its
+    /// own terminal `tty`); `None` where the sandbox is applied in the child
+    /// instead (Linux).
     pub fn wrap_argv(
         &self,
         program: &Path,
         argv: &[std::ffi::OsString],
+        tty: Option<&Path>,
     ) -> Option<(PathBuf, Vec<std::ffi::OsString>)> {
-        imp::wrap_argv(&self.platform, program, argv)
+        imp::wrap_argv(&self.platform, program, argv, tty)
     }
 
     /// Applies the sandbox to the calling process: the child, after `fork`,
@@ -541,6 +621,8 @@ pub fn prepare(
         }
     }
     let mut read_only = Vec::new();
+    let mut read_write = Vec::new();
+    let mut watched = Vec::new();
     let defaults: Vec<PathBuf>;
     let listed = match &policy.read_only {
         Some(list) => list,
@@ -563,6 +645,32 @@ pub fn prepare(
             }
         }
     }
+    let roots = writable.clone();
+    for root in &roots {
+        let dot_git = root.join(".git");
+        let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
+            continue;
+        };
+        let gitdir = if meta.is_file() {
+            // A worktree's or submodule's `.git` file names the git folder.
+            if !read_only.contains(&dot_git) {
+                read_only.push(dot_git.clone());
+            }
+            match gitdir_of(&dot_git) {
+                Some(dir) => dir,
+                None => continue,
+            }
+        } else {
+            dot_git
+        };
+        if let Ok(real) = std::fs::canonicalize(&gitdir)
+            && real.is_dir()
+            && roots.iter().any(|w| real.starts_with(w))
+            && !read_only.iter().any(|r| real.starts_with(r))
+        {
+            git_rule(&real, &mut read_only, &mut read_write, &mut watched);
+        }
+    }
     for dir in &policy.control {
         writable.push(canonical(dir, "the control folder")?);
     }
@@ -580,6 +688,11 @@ pub fn prepare(
     .into_iter()
     .filter_map(|p| std::fs::canonicalize(p).ok())
     .collect();
+    let allowed_sockets: Vec<PathBuf> = policy
+        .allow_unix_sockets
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(cwd.join(p)).ok())
+        .collect();
     let tmp = temp.path().to_string_lossy().into_owned();
     for name in ["TMPDIR", "TMP", "TEMP"] {
         env.retain(|(k, _)| k != name);
@@ -591,13 +704,19 @@ pub fn prepare(
             policy,
             writable: &writable,
             read_only: &read_only,
+            read_write: &read_write,
+            temp_dir: writable.last().expect("the temporary folder"),
+            cwd: &std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
             denied_sockets: &denied_sockets,
+            allowed_sockets: &allowed_sockets,
         },
         &mut missing,
     )?;
     if !missing.is_empty() && policy.if_unavailable == IfUnavailable::Error {
         return Err(unavailable(&missing.join("; ")));
     }
+    let mut temp = temp;
+    temp.watched = watched;
     Ok(Some(Prepared {
         policy: policy.clone(),
         temp,
@@ -606,6 +725,81 @@ pub fn prepare(
         missing,
         platform,
     }))
+}
+
+/// The git folder a `.git` file names (`gitdir: PATH`, relative to the
+/// file's folder).
+fn gitdir_of(dot_git: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let named = text.strip_prefix("gitdir:")?.trim();
+    Some(dot_git.parent()?.join(named))
+}
+
+/// The `.git` rule for the git folder `dir` (resolved): [`GIT_READ_ONLY`]
+/// read-only (the folders git would make made first), the git folders in
+/// `modules/` and `worktrees/` writable under the same rule, and the files
+/// that must not appear watched.
+fn git_rule(
+    dir: &Path,
+    read_only: &mut Vec<PathBuf>,
+    read_write: &mut Vec<PathBuf>,
+    watched: &mut Vec<PathBuf>,
+) {
+    for name in GIT_MADE_FOLDERS {
+        // A folder that cannot be made (a repository this user cannot
+        // write) cannot be written in the sandbox either.
+        let _ = std::fs::create_dir(dir.join(name));
+    }
+    for name in GIT_READ_ONLY {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            if !read_only.contains(&path) {
+                read_only.push(path);
+            }
+        } else if GIT_WATCHED_FILES.contains(name) {
+            watched.push(path);
+        }
+    }
+    for (sub, nested) in [("modules", true), ("worktrees", false)] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_dir() || path.is_symlink() {
+                continue;
+            }
+            if path.join("HEAD").exists() {
+                read_write.push(path.clone());
+                if nested {
+                    git_rule(&path, read_only, read_write, watched);
+                } else {
+                    // A worktree's own folder: HEAD, index and logs are
+                    // its records; its configuration and pointers stay.
+                    for name in ["config.worktree", "commondir", "gitdir"] {
+                        let p = path.join(name);
+                        if p.exists() {
+                            read_only.push(p);
+                        } else {
+                            watched.push(p);
+                        }
+                    }
+                }
+            } else if nested {
+                // A submodule named `a/b` lives in `modules/a/b`.
+                let Ok(inner) = std::fs::read_dir(&path) else {
+                    continue;
+                };
+                for e in inner.flatten() {
+                    let p = e.path();
+                    if p.is_dir() && !p.is_symlink() && p.join("HEAD").exists() {
+                        read_write.push(p.clone());
+                        git_rule(&p, read_only, read_write, watched);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `path` resolved, which must be a folder (`ERR_INVALID_ARG` naming
@@ -715,7 +909,17 @@ mod tests {
         );
         let real_ws = std::fs::canonicalize(ws.path()).unwrap();
         assert_eq!(prepared.writable()[0], real_ws);
-        assert_eq!(prepared.read_only(), [real_ws.join(".git")]);
+        // The .git rule: its configuration and the folders git makes
+        // (made here, empty, as `git init` does) are read-only, not .git.
+        for name in ["hooks", "info", "modules", "worktrees"] {
+            assert!(
+                prepared
+                    .read_only()
+                    .contains(&real_ws.join(".git").join(name))
+            );
+            assert!(real_ws.join(".git").join(name).is_dir());
+        }
+        assert!(!prepared.read_only().contains(&real_ws.join(".git")));
         let bad = Policy {
             roots: vec![PathBuf::from("/no/such/root")],
             ..policy

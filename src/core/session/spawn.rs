@@ -229,11 +229,12 @@ type Wrapper = Option<(PathBuf, Vec<OsString>)>;
 
 #[cfg(unix)]
 impl Prepared {
-    /// The sandbox's wrapper around the program, where it has one (macOS).
-    fn wrapped(&self) -> Wrapper {
+    /// The sandbox's wrapper around the program, where it has one (macOS),
+    /// for a program on the terminal `tty` (when on one).
+    fn wrapped(&self, tty: Option<&Path>) -> Wrapper {
         self.sandbox
             .as_ref()
-            .and_then(|s| s.wrap_argv(&self.program, &self.argv))
+            .and_then(|s| s.wrap_argv(&self.program, &self.argv, tty))
     }
 
     /// What to execute: the wrapper (from [`Prepared::wrapped`]) or the
@@ -601,7 +602,8 @@ pub(super) fn spawn_on_pty(
     prepared: &Prepared,
 ) -> Result<(Option<Box<dyn portable_pty::Child + Send + Sync>>, Pid)> {
     let path = || prepared.program.display().to_string();
-    let wrapped = prepared.wrapped();
+    let tty_name = pair.master.tty_name();
+    let wrapped = prepared.wrapped(tty_name.as_deref());
     let (program_path, argv) = prepared.launch(&wrapped);
     let program = crate::core::pty::unix::child::Program {
         program: program_path,
@@ -678,7 +680,7 @@ pub(super) fn spawn_command(
 pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io, Pid)> {
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    let wrapped = prepared.wrapped();
+    let wrapped = prepared.wrapped(None);
     let (program, argv) = prepared.launch(&wrapped);
     let mut cmd = std::process::Command::new(program);
     cmd.arg0(&argv[0])

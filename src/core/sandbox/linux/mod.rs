@@ -1,0 +1,133 @@
+//! The sandbox on Linux: namespaces (mount, IPC; a user namespace when not
+//! root), Landlock, seccomp, no-new-privs and the capabilities that reach
+//! around the rules dropped, all set in the child between `fork` and
+//! `execve`. One submodule per step:
+//!
+//! - [`namespaces`]: the mount and IPC namespaces and everything mounted in
+//!   them (the whole tree read-only but the writable roots, private bounded
+//!   `/tmp`, `/var/tmp`, `/dev/shm` and `/run`, Unix sockets outside the
+//!   roots covered, `.git`'s configuration and hooks read-only, a terminal
+//!   namespace of its own (`devpts`));
+//! - [`landlock`]: the file-system, TCP and scope rules;
+//! - [`caps`]: the capabilities a sandboxed root loses;
+//! - [`seccomp`]: the system calls refused.
+//!
+//! Made in the parent ([`prepare`]): the Landlock ruleset (a descriptor,
+//! close-on-exec), the seccomp programs (compiled BPF), every path as a C
+//! string, the user-namespace maps. Done in the child ([`apply_in_child`]),
+//! system calls only, in this order:
+//!
+//! 1. [`namespaces::enter`]: the namespaces and their mounts. Landlock
+//!    forbids mounting once applied, so this comes first; the Landlock
+//!    rules for what only exists inside the new mounts (the private `/tmp`,
+//!    the new `/dev/pts`) are added to the ruleset right after;
+//! 2. `PR_SET_NO_NEW_PRIVS`: a setuid or file-capability program gains
+//!    nothing, and the next two steps need it;
+//! 3. [`caps::drop_all`]: as root the program keeps owning files but cannot
+//!    mount, load modules, do raw I/O, trace, or open files by handle;
+//! 4. [`landlock::restrict`]: reads and runs anywhere, writes only beneath
+//!    the writable roots, the terminal and `/dev/null`-like devices; with
+//!    the network off, no TCP bind or connect; no signal to a process
+//!    outside, no connection to an abstract Unix socket made outside
+//!    (scopes, ABI 6), and no ptrace of a process outside (every ABI);
+//! 5. [`seccomp::install`]: see there.
+//!
+//! Landlock ABI 6 (Linux 6.12) is the least that closes every hole listed
+//! above: ABI 3 brings `truncate`, ABI 6 the scopes. An older kernel, or
+//! a system without unprivileged user namespaces, is
+//! `ERR_SANDBOX_UNAVAILABLE` naming what it lacks, or with `ifUnavailable:
+//! 'warn'` the rules it has (best effort) and the list of what is missing.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use seccompiler::BpfProgram;
+
+use super::Request;
+use crate::core::error::{Error, Result};
+
+mod caps;
+mod landlock;
+mod namespaces;
+mod seccomp;
+
+/// The sandbox, ready for the child.
+pub(super) struct Prepared {
+    landlock: landlock::Prepared,
+    /// Seccomp programs, installed in order.
+    filters: &'static [BpfProgram],
+    /// The namespaces and mounts (`None`: the system has none to give, and
+    /// `ifUnavailable: 'warn'` started without them).
+    namespaces: Option<namespaces::Plan>,
+}
+
+pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Prepared> {
+    let namespaces = namespaces::plan(req, missing)?;
+    let landlock = landlock::prepare(req, namespaces.as_ref(), missing)?;
+    let filters = seccomp::compiled_filters(req.policy.network)?;
+    Ok(Prepared {
+        landlock,
+        filters,
+        namespaces,
+    })
+}
+
+/// A user namespace cannot be made by a child that shares its parent's
+/// memory.
+pub(super) fn needs_own_memory(p: &Prepared) -> bool {
+    p.namespaces
+        .as_ref()
+        .is_some_and(namespaces::Plan::needs_own_memory)
+}
+
+/// The macOS wrapper has no Linux counterpart: the child applies it.
+pub(super) fn wrap_argv(
+    _: &Prepared,
+    _: &Path,
+    _: &[std::ffi::OsString],
+    _: Option<&Path>,
+) -> Option<(PathBuf, Vec<std::ffi::OsString>)> {
+    None
+}
+
+/// This thread's errno.
+fn errno() -> i32 {
+    // SAFETY: glibc's per-thread errno location.
+    unsafe { *libc::__errno_location() }
+}
+
+/// `path` as a C string (`ERR_INVALID_ARG` for a NUL byte).
+fn cpath(path: &Path) -> Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        Error::invalid_arg(format!(
+            "sandbox paths must not contain NUL characters, got {}",
+            path.display()
+        ))
+    })
+}
+
+/// Applies `p` to the calling process; the errno of the failed step.
+///
+/// # Safety
+/// In the child of a `fork`, before `execve`: system calls only, on memory
+/// made before the fork.
+pub(super) unsafe fn apply_in_child(p: &Prepared) -> std::result::Result<(), i32> {
+    // SAFETY (the whole body): each step's contract is this function's.
+    unsafe {
+        let root = libc::geteuid() == 0;
+        let mut in_user_ns = false;
+        if let Some(plan) = &p.namespaces {
+            namespaces::enter(plan)?;
+            in_user_ns = plan.needs_own_memory();
+            // What exists only inside the new mounts gets its rules now.
+            landlock::add_child_rules(&p.landlock, plan.child_rules())?;
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(errno());
+        }
+        caps::drop_all(root || in_user_ns)?;
+        landlock::restrict(&p.landlock)?;
+        seccomp::install(p.filters)
+    }
+}
