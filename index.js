@@ -25,6 +25,8 @@ const { startPanel } = require('./lib/panel.js')
 const { screenView, rebuildScreen, ScreenViewTracker } = require('./lib/lean-screen.js')
 // The sandbox's refusals, as tool replies name them.
 const { sandboxRefusals } = require('./lib/sandbox.js')
+// The person asked about hosts a sandbox's network allow list does not name.
+const { setNetworkAsker } = require('./lib/network.js')
 
 module.exports = {
   PtySession,
@@ -52,4 +54,5 @@ module.exports = {
   ScreenViewTracker,
   startPanel,
   sandboxRefusals,
+  setNetworkAsker,
 }

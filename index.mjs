@@ -29,5 +29,6 @@ export const {
   ScreenViewTracker,
   startPanel,
   sandboxRefusals,
+  setNetworkAsker,
 } = ptypilot
 export default ptypilot

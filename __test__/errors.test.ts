@@ -302,6 +302,7 @@ describe('every public function fails with a documented code on hostile argument
       ['ScreenViewTracker#last', () => (views as any).last(arg())],
       ['startPanel', () => P.startPanel(arg())],
       ['sandboxRefusals', () => P.sandboxRefusals(arg(), arg(), arg())],
+      ['setNetworkAsker', () => P.setNetworkAsker(arg())],
     ]
     /* eslint-enable @typescript-eslint/no-explicit-any */
     const exported = Object.keys(ptypilot).filter((k) => k !== 'default')

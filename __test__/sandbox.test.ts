@@ -196,7 +196,7 @@ describe('refused, and the model told', () => {
   })
 
   it('reads the refusal from the program\'s own error for sh, python, node and git', () => {
-    const info = { mode: 'read-only' as const, network: true, writable: ['/t'], readOnly: [], tempDir: '/t', missing: [], summary: '' }
+    const info = { mode: 'read-only' as const, network: true, allowHosts: null, writable: ['/t'], readOnly: [], tempDir: '/t', missing: [], summary: '' }
     expect(sandboxRefusals([
       "sh: 1: cannot create /home/u/.bashrc: Permission denied",
       "PermissionError: [Errno 13] Permission denied: '/etc/hosts'",
@@ -220,10 +220,12 @@ describe('refused, and the model told', () => {
     ])
   })
 
-  it('ptypilot mcp: workspace-write with the network on by default; --no-network, --sandbox read-only and off', async () => {
+  it('ptypilot mcp: workspace-write with the network allow list by default; --network on, --no-network, --sandbox read-only and off', async () => {
     const write = `echo x > ${victim}; echo y > ws-file; python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:${webPort}/').read().decode())"`
     const cases: Array<[string[], RegExp[], RegExp[]]> = [
-      [[], [/the sandbox refused: write .*victim \(outside the workspace\)/, /web-answered/], [/network is off/]],
+      // The default allow list: 127.0.0.1 inside the sandbox's namespace is its own (nothing listens).
+      [[], [/the sandbox refused: write .*victim \(outside the workspace\)/, /Connection refused/], [/web-answered/, /network is off/]],
+      [['--network', 'on'], [/the sandbox refused: write .*victim \(outside the workspace\)/, /web-answered/], [/network is off/]],
       [['--no-network'], [/outside the workspace/, /the sandbox refused: a network connection \(the network is off\)/], [/web-answered/]],
       [['--sandbox', 'read-only'], [/the sandbox refused: write .*ws-file \(the sandbox is read-only\)/], []],
       [['--sandbox', 'off'], [/web-answered/], [/the sandbox refused/]],
@@ -267,8 +269,10 @@ describe('refused, and the model told', () => {
   })
 
   it('rejects options it cannot honour, naming why', async () => {
-    await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', network: { allow: ['127.0.0.1:5432'] } } as never }))
-      .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('not an address') })
+    await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', network: { allow: ['http://x.org/'] } } }))
+      .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('network.allow must hold host names') })
+    await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', network: 'maybe' as never } }))
+      .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining("must be 'on', 'off', true, false or { allow") })
     await expect(exec({ command: 'true', sandbox: 'full' as never })).rejects.toMatchObject({ code: 'ERR_INVALID_ARG' })
     await expect(exec({ command: 'true', sandbox: { mode: 'workspace-write', roots: ['/no/such/root'] } }))
       .rejects.toMatchObject({ code: 'ERR_INVALID_ARG', message: expect.stringContaining('/no/such/root') })

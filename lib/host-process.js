@@ -30,6 +30,10 @@ function blockForever() {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)
 }
 
+/** Network questions sent to the agent's process, by number → their resolver. */
+const questions = new Map()
+let nextQuestion = 1
+
 let registry = null
 let wantOutput = false
 let lastList = ''
@@ -84,6 +88,18 @@ function init(message) {
   const options = { ...message.options, onEvent }
   options[kFirstIds] = message.firstIds
   registry = new ToolRegistry(options)
+  if (message.askNetwork) {
+    // The sandbox's proxy asks about hosts its allow list does not name: the agent's process
+    // asks the person (lib/host.js, `askNetwork`) and answers.
+    require('./network.js').setNetworkAsker(
+      ({ host, port }) =>
+        new Promise((resolve) => {
+          const n = nextQuestion++
+          questions.set(n, resolve)
+          send({ t: 'ask', n, host, port })
+        }),
+    )
+  }
   for (const op of message.ops) {
     try {
       applyOp(op)
@@ -126,6 +142,11 @@ process.on('message', (message) => {
       return request(message)
     case 'ping':
       return send({ t: 'pong' })
+    case 'answer': {
+      const resolve = questions.get(message.n)
+      questions.delete(message.n)
+      return resolve?.(message.allow)
+    }
   }
 })
 

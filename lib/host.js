@@ -284,6 +284,15 @@ class HostProcess {
     this.#refresh()
   }
 
+  /** Sends `message` to the current host, if one runs (an answer to its question). */
+  send(message) {
+    try {
+      this.#child?.send(message, () => {})
+    } catch {
+      // The host is gone; its question went with it.
+    }
+  }
+
   /** Sends a request and resolves with its reply's value. */
   request(method, args) {
     this.ensure()
@@ -451,6 +460,7 @@ function isolatedRegistry(options, deps) {
     hostTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
     hostStartTimeoutMs = DEFAULT_HOST_TIMEOUT_MS,
     onEvent,
+    askNetwork,
     ...registryOptions
   } = options
   for (const [key, value] of [['hostTimeoutMs', hostTimeoutMs], ['hostStartTimeoutMs', hostStartTimeoutMs]]) {
@@ -460,6 +470,9 @@ function isolatedRegistry(options, deps) {
   }
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw invalidArg(`options.onEvent must be a function, got ${typeof onEvent}`)
+  }
+  if (askNetwork !== undefined && typeof askNetwork !== 'function') {
+    throw invalidArg(`options.askNetwork must be a function, got ${typeof askNetwork}`)
   }
   // Validates the options as the host will, and answers names/schema/definitions.
   const local = new ToolRegistry(registryOptions)
@@ -503,8 +516,19 @@ function isolatedRegistry(options, deps) {
       ops,
       firstIds: Object.fromEntries(Object.entries(lastIds).map(([k, v]) => [k, v + 1])),
       wantOutput: onEvent !== undefined,
+      askNetwork: askNetwork !== undefined,
     }),
     message(m) {
+      if (m.t === 'ask' && askNetwork !== undefined) {
+        // The host's proxy asks about a host: the person answers here, the host's program waits.
+        Promise.resolve()
+          .then(() => askNetwork({ host: m.host, port: m.port }))
+          .then(
+            (allow) => host.send({ t: 'answer', n: m.n, allow: allow === true || (typeof allow === 'string' ? allow : false) }),
+            () => host.send({ t: 'answer', n: m.n, allow: false }),
+          )
+        return
+      }
       if (m.h !== undefined) track(m.h)
       if (m.t === 'ev') {
         for (const event of m.e) {

@@ -40,7 +40,8 @@ const { invalidArg, describe } = require('./errors.js')
  * help text. Kinds: 'path', 'paths' (repeatable; ':'-separated in the
  * environment), 'list' (repeatable or ','-separated), 'count' (a positive
  * integer), 'ms' (an integer of milliseconds, 0 allowed), 'switch' (a
- * boolean whose flag is `--no-<flag>`), 'mode' (a sandbox mode).
+ * boolean whose flag is `--no-<flag>`), 'mode' (a sandbox mode), 'network'
+ * (on, off or allow-list; `--no-network` is off).
  */
 const OPTIONS = [
   { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
@@ -52,7 +53,8 @@ const OPTIONS = [
   { key: 'web', flag: 'web', env: 'PTYPILOT_MCP_WEB', kind: 'web', help: 'serve the live panel of the terminal sessions on 127.0.0.1 (PORT, or any free port); the URL goes to stderr and as a log message' },
   { key: 'terminal', flag: 'terminal', env: 'PTYPILOT_MCP_TERMINAL', kind: 'switch', default: true, help: 'serve the terminal tools (pty_*); --no-terminal or 0 turns them off' },
   { key: 'sandbox', flag: 'sandbox', env: 'PTYPILOT_MCP_SANDBOX', kind: 'mode', default: 'workspace-write', help: 'the sandbox of every program the tools run: workspace-write (write only in the working directory and a private temporary folder; .git read-only for the terminal tools, writable for the git tool), read-only, or off (default workspace-write)' },
-  { key: 'network', flag: 'network', env: 'PTYPILOT_MCP_NETWORK', kind: 'switch', default: true, help: 'sandboxed programs may use the network (on by default, so package installs work); --no-network or 0 allows only Unix sockets' },
+  { key: 'network', flag: 'network', env: 'PTYPILOT_MCP_NETWORK', kind: 'network', default: 'allow-list', help: 'the network of sandboxed programs: allow-list (default: only the hosts of lib/network-allow.json and --allow-host, through a proxy; the package registries, so installs work), on (any host), or off (only Unix sockets; also --no-network)' },
+  { key: 'allowHost', flag: 'allow-host', env: 'PTYPILOT_MCP_ALLOW_HOST', kind: 'list', help: 'with --network allow-list: a host name sandboxed programs may reach besides the defaults (example.org, *.example.org, optionally :PORT); repeatable' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
   { key: 'maxHandles', flag: 'max-handles', env: 'PTYPILOT_MCP_MAX_HANDLES', kind: 'count', help: 'live interactive-tool handles at most (default 64)' },
@@ -78,8 +80,8 @@ function usage() {
     'Options (flag, environment variable, config key):',
   ]
   for (const o of OPTIONS) {
-    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS', mode: 'MODE' }[o.kind]
-    const flag = o.kind === 'switch' ? `--no-${o.flag}` : o.kind === 'web' ? `--${o.flag}[=PORT]` : `--${o.flag} ${value}`
+    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS', mode: 'MODE', network: 'on|off|allow-list' }[o.kind]
+    const flag = o.kind === 'switch' ? `--no-${o.flag}` : o.kind === 'web' ? `--${o.flag}[=PORT]` : o.kind === 'list' && o.key === 'allowHost' ? `--${o.flag} NAME` : `--${o.flag} ${value}`
     lines.push(`  ${flag.padEnd(28)}${o.env} (${o.key})`, `      ${o.help}`)
   }
   lines.push('  --help, --version')
@@ -105,6 +107,10 @@ function fromText(o, text, where, base) {
       return text.split(',').map((s) => s.trim()).filter((s) => s !== '')
     case 'mode':
       return sandboxMode(text, where)
+    case 'network':
+      if (/^(1|true|yes|on)$/i.test(text)) return 'on'
+      if (/^(0|false|no|off)$/i.test(text)) return 'off'
+      return networkMode(text, where)
     case 'switch':
       if (/^(1|true|yes|on)$/i.test(text)) return true
       if (/^(0|false|no|off)$/i.test(text)) return false
@@ -121,6 +127,15 @@ function fromText(o, text, where, base) {
       return checkNumber(o, n, where, JSON.stringify(text))
     }
   }
+}
+
+/** A network mode, checked. */
+function networkMode(value, where) {
+  if (value === true || value === false) return value ? 'on' : 'off'
+  if (!['on', 'off', 'allow-list'].includes(value)) {
+    throw optionError(where, `must be on, off or allow-list, got ${describe(value)}`)
+  }
+  return value
 }
 
 /** A sandbox mode, checked. */
@@ -166,6 +181,8 @@ function fromJson(o, value, where, base) {
       return value
     case 'mode':
       return sandboxMode(value, where)
+    case 'network':
+      return networkMode(value, where)
     case 'web':
       if (value === true) return { port: 0 }
       if (value === false) return false
@@ -213,8 +230,9 @@ function readConfig(file) {
 function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
   const spec = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } }
   for (const o of OPTIONS) {
-    if (o.kind === 'switch') spec[`no-${o.flag}`] = { type: 'boolean' }
-    else if (o.kind !== 'web') spec[o.flag] = { type: 'string', multiple: o.kind === 'paths' || o.kind === 'list' }
+    if (o.kind === 'switch' || o.kind === 'network') spec[`no-${o.flag}`] = { type: 'boolean' }
+    if (o.kind === 'switch') continue
+    if (o.kind !== 'web') spec[o.flag] = { type: 'string', multiple: o.kind === 'paths' || o.kind === 'list' }
   }
   // `--web` takes its value only as `--web=PORT` (a bare `--web` is on): parseArgs has no optional values.
   let web
@@ -241,6 +259,8 @@ function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
       if (web !== undefined) fromFlags[o.key] = fromText(o, web, `--${o.flag}`, cwd)
     } else if (o.kind === 'switch') {
       if (flags[`no-${o.flag}`]) fromFlags[o.key] = false
+    } else if (o.kind === 'network' && flags[`no-${o.flag}`]) {
+      fromFlags[o.key] = 'off'
     } else if (flags[o.flag] !== undefined) {
       const values = o.kind === 'paths' || o.kind === 'list' ? flags[o.flag] : [flags[o.flag]]
       const parts = values.map((v) => fromText(o, v, `--${o.flag}`, cwd))
@@ -260,8 +280,13 @@ function resolveOptions(argv, env = process.env, cwd = process.cwd()) {
   options.cwd ??= cwd
   if (options.web === false) delete options.web
   for (const cls of options.ask ?? []) {
-    if (!['start', 'input', 'stop'].includes(cls)) {
-      throw invalidArg(`ask: ${JSON.stringify(cls)} is not a permission class to ask about (start, input or stop)`)
+    if (!['start', 'input', 'stop', 'network'].includes(cls)) {
+      throw invalidArg(`ask: ${JSON.stringify(cls)} is not a permission class to ask about (start, input, stop or network)`)
+    }
+  }
+  for (const host of options.allowHost ?? []) {
+    if (!/^(\*\.)?[A-Za-z0-9_.:\[\]-]+$/.test(host)) {
+      throw invalidArg(`allow-host: ${JSON.stringify(host)} is not a host name (example.org, *.example.org, optionally :PORT)`)
     }
   }
   let stat
@@ -375,15 +400,41 @@ function approvalQuestion(request) {
   }
 }
 
+/** The default allow list of `--network allow-list` (lib/network-allow.json, which a person may edit). */
+function defaultAllowHosts() {
+  const file = path.join(__dirname, 'network-allow.json')
+  let json
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw invalidArg(`the default network allow list ${file} cannot be read: ${err.message}`)
+  }
+  if (!Array.isArray(json.allow) || !json.allow.every((h) => typeof h === 'string')) {
+    throw invalidArg(`the default network allow list ${file} must hold { "allow": [host names] }`)
+  }
+  return json.allow
+}
+
+/** The sandbox's `network` value for the server's options: on, off, or the allow list (asked about with --ask network). */
+function networkOption(options) {
+  const mode = options.network === undefined ? 'allow-list' : options.network
+  if (mode === 'on' || mode === true) return true
+  if (mode === 'off' || mode === false) return false
+  return {
+    allow: [...new Set([...defaultAllowHosts(), ...(options.allowHost ?? [])])],
+    ...((options.ask ?? []).includes('network') && { ask: true }),
+  }
+}
+
 /** Registers the tools `options` ask for: the terminal tools, git, the modules' tools. */
 function registerTools(registry, ptypilot, options, modules, hooks = {}) {
   if (options.terminal) {
-    const asking = (options.ask ?? []).length > 0
+    const asking = (options.ask ?? []).some((c) => c !== 'network')
     registry.register(
       ptypilot.terminalTools({
         cwd: options.cwd,
         ...(options.sandbox !== undefined &&
-          options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false } }),
+          options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: networkOption(options) } }),
         ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
         ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
         ...(options.recordDir !== undefined && { recordDir: options.recordDir }),
@@ -456,10 +507,11 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
     // The git tool and the modules' tools run in the same sandbox as the terminal tools, under
     // the same .git rule: what git records is writable, its configuration and hooks are not.
     ...(options.sandbox !== undefined &&
-      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: options.network !== false } }),
+      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: networkOption(options) } }),
     ...(options.maxHandles !== undefined && { maxHandles: options.maxHandles }),
     ...(options.maxContentChars !== undefined && { maxContentChars: options.maxContentChars }),
     ...(options.hostTimeoutMs !== undefined && { hostTimeoutMs: options.hostTimeoutMs }),
+    ...((options.ask ?? []).includes('network') && { askNetwork: (q) => askNetwork(q) }),
     onEvent(event) {
       if (event.type === 'started') lastUsed.set(event.id, Date.now())
       else if (event.type === 'finished' || event.type === 'hostCrashed') lastUsed.delete(event.id)
@@ -499,6 +551,34 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
     }
     if (answer.action === 'accept' && answer.content?.allow === true) return 'allow'
     return { decision: 'deny', reason: answer.action === 'accept' || answer.action === 'decline' ? 'the person declined it' : 'the person dismissed the question' }
+  }
+
+  /**
+   * Asks the person whether sandboxed programs may reach a host the allow list does not name
+   * (`--ask network`): an elicitation; without one, refused (the reply names the host and how to
+   * allow it).
+   */
+  async function askNetwork({ host }) {
+    if (!server.getClientCapabilities()?.elicitation) {
+      return `not on the network allow list, and this MCP client cannot ask the person (no elicitation support); the person can allow it: ptypilot mcp --allow-host ${host}`
+    }
+    try {
+      const answer = await server.elicitInput(
+        {
+          message: `A program the agent runs wants to reach ${host}, which the network allow list does not name. Allow ${host} for this session?`,
+          requestedSchema: {
+            type: 'object',
+            properties: { allow: { type: 'boolean', title: 'Allow', description: `Let sandboxed programs reach ${host}` } },
+            required: ['allow'],
+          },
+        },
+        { timeout: ASK_TIMEOUT_MS },
+      )
+      if (answer.action === 'accept' && answer.content?.allow === true) return true
+      return answer.action === 'cancel' ? 'the person dismissed the question' : 'the person refused it'
+    } catch (err) {
+      return `the person could not be asked: ${err && err.message ? err.message : String(err)}`
+    }
   }
 
   try {

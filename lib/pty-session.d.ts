@@ -362,6 +362,11 @@ export declare class PtySession {
   readonly pid: number | null
   /** The sandbox the program runs under; `null` before `start` and for `sandbox: 'off'`. */
   readonly sandbox: SandboxInfo | null
+  /**
+   * The connections the sandbox's network proxy refused since the last call, one phrase each
+   * (`'a connection to x.org:443 (not on the allow list)'`); empty without `network: { allow }`.
+   */
+  takeNetworkRefusals(): string[]
   /** True from `start` until the exit was delivered. */
   readonly running: boolean
   /**

@@ -157,6 +157,10 @@ class PtySession {
     return this.#native.sandbox()
   }
 
+  takeNetworkRefusals() {
+    return this.#native.takeNetworkRefusals()
+  }
+
   get running() {
     return this.#native.running
   }

@@ -28,11 +28,12 @@ export interface SandboxOptions {
    */
   readOnly?: string[]
   /**
-   * May the program use the network (sockets other than Unix ones). An allow-list of loopback
-   * ports is not offered: Landlock's TCP rules name a port, not an address.
-   * @default true
+   * The network: `'on'` (or `true`), `'off'` (or `false`: only Unix sockets), or only the hosts
+   * of an allow list (see {@link NetworkAllowList}): the program runs with no route out but a
+   * proxy that checks each host name.
+   * @default 'on'
    */
-  network?: boolean
+  network?: 'on' | 'off' | boolean | NetworkAllowList
   /**
    * Unix socket files the program may not connect to (covered in its own mount namespace).
    * @default ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock']
@@ -55,6 +56,31 @@ export interface SandboxOptions {
   ifUnavailable?: 'error' | 'warn'
 }
 
+/**
+ * Only these hosts, through a proxy in this process: on Linux the program runs in a network
+ * namespace of its own with no route out but the proxy (HTTP CONNECT, plain HTTP and SOCKS5 on
+ * `127.0.0.1:3128` inside it), which resolves names itself; `HTTP_PROXY`, `HTTPS_PROXY`,
+ * `ALL_PROXY` (and the lower-case forms, npm's and cargo's) point the common tools at it. On
+ * macOS the Seatbelt profile lets the program reach only the proxy's loopback port.
+ */
+export interface NetworkAllowList {
+  /**
+   * Host names the program may reach, each optionally with `:PORT`: `registry.npmjs.org`,
+   * `*.example.org` (names below it, not itself). IP addresses are refused unless listed.
+   */
+  allow: string[]
+  /** Names refused even when `allow` covers them. */
+  deny?: string[]
+  /** Loopback ports of this machine the program may reach at `127.0.0.1:PORT` (a database, a dev server). */
+  local?: number[]
+  /**
+   * A name on neither list is asked about through the process's asker (`ptypilot mcp --ask
+   * network`: an MCP elicitation), and the answer kept for the process; without one it is refused.
+   * @default false
+   */
+  ask?: boolean
+}
+
 /** The `sandbox` option: a mode, or the sandbox spelled out. */
 export type SandboxOption = SandboxMode | SandboxOptions
 
@@ -62,8 +88,10 @@ export type SandboxOption = SandboxMode | SandboxOptions
 export interface SandboxInfo {
   /** `'read-only'` or `'workspace-write'`. */
   mode: Exclude<SandboxMode, 'off'>
-  /** The program may use the network. */
+  /** The program may use the network (with an allow list: only through the proxy). */
   network: boolean
+  /** The hosts it may reach through the proxy; `null` without an allow list. */
+  allowHosts: string[] | null
   /** Where it may write (resolved), its temporary folder last. */
   writable: string[]
   /** What stays read-only inside those (`.git`), resolved. */
@@ -80,7 +108,17 @@ export interface SandboxInfo {
  * The lines "the sandbox refused: write /home/u/.bashrc (outside the workspace)" for what
  * `output` shows the sandbox refused: errors the program printed (`Permission denied`,
  * `Read-only file system`, `Operation not permitted`) on a path the sandbox keeps read-only, or
- * on the network when it is off. At most `max` lines (default 5), the last one counting the rest.
+ * on the network when it is off; with an allow list of hosts, a direct connection or a DNS query
+ * that found no route (the program ignored the proxy variables). At most `max` lines (default 5), the last one counting the rest.
  * Relative paths are taken from `cwd` (default `process.cwd()`).
  */
-export function sandboxRefusals(output: string, sandbox: SandboxInfo | null, options?: { cwd?: string; max?: number }): string[]
+export function sandboxRefusals(
+  output: string,
+  sandbox: SandboxInfo | null,
+  options?: {
+    cwd?: string
+    max?: number
+    /** The network proxy's refusals (`session.takeNetworkRefusals()`), listed first. */
+    network?: string[]
+  },
+): string[]

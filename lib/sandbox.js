@@ -18,7 +18,18 @@ const QUOTED = /[‘'"`“]([^'"`’”\n]+)['"’”]/g
 const PATHLIKE = /(?:^|[\s:=(])((?:~|\.{1,2})?\/[^\s:'"`’,;)]*|[\w.+-]+\/[^\s:'"`’,;)]*)/g
 /** A bare name right before the error (`sh: 1: cannot create notes.txt: Permission denied`). */
 const BEFORE_ERROR = /(?:^|\s)([^\s:'"`‘’]+): (?:Permission denied|Read-only file system|Operation not permitted)/g
+/** A connection with no route: the sandbox's network namespace has only the proxy. */
+const NO_ROUTE = /Network is unreachable|\bENETUNREACH\b|\[Errno 101\]|connect: network is unreachable|No route to host/
+/** The name a failed lookup names (curl, git, Node, Python, Go). */
+const LOOKUP_NAME = /(?:Could not resolve host:?|getaddrinfo \w+|lookup|resolve host|host) ['"]?([A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})/
 const ENDPOINT = /(https?:\/\/[^\s'">)]+)|\b((?:\d{1,3}\.){3}\d{1,3}|localhost|\[[0-9a-fA-F:]+\]):(\d{1,5})\b/
+
+/** 'route' or 'dns' for a refusal of a connection that found no route or no DNS, else null. */
+function networkKind(refusal) {
+  if (/^(a direct connection|UDP to)/.test(refusal)) return 'route'
+  if (refusal.startsWith('a DNS query')) return 'dns'
+  return null
+}
 
 /** True when `p` is `dir` or inside it. */
 function within(p, dir) {
@@ -46,6 +57,18 @@ function fileRefusal(p, sandbox) {
 
 /** The refusal `line` shows, or null. */
 function lineRefusal(line, sandbox, cwd) {
+  if (Array.isArray(sandbox.allowHosts)) {
+    // Only the proxy is reachable: a program that ignored its variables found no route or no DNS.
+    if (NO_ROUTE.test(line)) {
+      const m = ENDPOINT.exec(line)
+      const where = m === null ? 'a direct connection' : `a direct connection to ${m[1] ?? `${m[2]}:${m[3]}`}`
+      return `${where} (only the proxy is reachable; set HTTPS_PROXY)`
+    }
+    if (NO_RESOLVER.test(line)) {
+      const m = LOOKUP_NAME.exec(line)
+      return `a DNS query${m === null ? '' : ` for ${m[1]}`} (the sandbox has no DNS; only the proxy is reachable, set HTTPS_PROXY)`
+    }
+  }
   if (!sandbox.network && (NO_RESOLVER.test(line) || (DENIED.test(line) && NETWORK_WORDS.test(line)))) {
     const m = ENDPOINT.exec(line)
     const where = m === null ? 'a network connection' : `connect ${m[1] ?? `${m[2]}:${m[3]}`}`
@@ -82,10 +105,16 @@ function sandboxRefusals(output, sandbox, options) {
   if (typeof cwd !== 'string') throw invalidArg(`options.cwd must be a path, got ${describe(cwd)}`)
   const max = options.max ?? 5
   if (!Number.isSafeInteger(max) || max < 1) throw invalidArg(`options.max must be a positive integer, got ${describe(max)}`)
-  const seen = new Set()
+  const network = options.network ?? []
+  if (!Array.isArray(network) || !network.every((x) => typeof x === 'string')) {
+    throw invalidArg(`options.network must be an array of strings, got ${describe(network)}`)
+  }
+  const seen = new Set(network)
+  // What the proxy's observer named exactly (with the address) is not repeated from the text.
+  const told = new Set(network.map(networkKind))
   for (const line of output.split(/\r?\n/)) {
     const refusal = lineRefusal(line, sandbox, cwd)
-    if (refusal !== null) seen.add(refusal)
+    if (refusal !== null && !(told.has(networkKind(refusal)) && /^(a direct connection|a DNS query) \(/.test(refusal))) seen.add(refusal)
   }
   const lines = [...seen].map((r) => `the sandbox refused: ${r}`)
   if (lines.length <= max) return lines

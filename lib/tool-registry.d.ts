@@ -320,6 +320,13 @@ export interface ToolRegistryOptions {
    * and the calls waiting for it reject with `ERR_TIMEOUT`. @default 10000
    */
   hostStartTimeoutMs?: number
+  /**
+   * With `isolation: 'process'`: answers the host's network questions (a sandbox with
+   * `network: { allow, ask: true }` meeting a host on neither list); resolving `true` lets the
+   * program's connection through, a string refuses it with that reason. In this process,
+   * `setNetworkAsker` does the same.
+   */
+  askNetwork?: (question: import('./network.js').NetworkQuestion) => boolean | string | Promise<boolean | string>
 }
 
 /**

@@ -12,6 +12,7 @@ mod error;
 mod fastpath;
 mod incidents;
 mod keys;
+mod network;
 mod node_pty;
 mod options;
 mod process;

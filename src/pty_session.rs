@@ -189,6 +189,18 @@ impl NativeSession {
         self.session.as_ref()?.sandbox().map(SandboxInfo::from)
     }
 
+    /// The network proxy's refusals of this program's connections since
+    /// the last call (`sandbox.network: { allow }` only; else empty).
+    #[napi(catch_unwind)]
+    pub fn take_network_refusals(&self) -> Vec<String> {
+        self.session
+            .as_ref()
+            .and_then(|s| s.sandbox())
+            .and_then(|a| a.net_log.as_ref())
+            .map(|log| log.take())
+            .unwrap_or_default()
+    }
+
     /// Process id of the program (`null` before `start`).
     #[napi(getter, catch_unwind)]
     pub fn pid(&self) -> Option<i32> {

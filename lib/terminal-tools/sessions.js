@@ -509,10 +509,13 @@ class TerminalSessions {
   /** The session's state in a result; `tell`: with what a person did since the last reply (which resets it). */
   /**
    * Output `read` fitted to the reply's budget, with the sandbox's refusals it shows (a few
-   * short lines, looked for in the whole read: a refusal the budget cut out is still named).
+   * short lines, looked for in the whole read: a refusal the budget cut out is still named) and
+   * those the network proxy reported since the last reply.
    */
   #fit(s, read, maxChars) {
-    return { ...this.#budget.fit(s.id, read, maxChars), refusals: sandboxRefusals(read.text, s.sandbox, { cwd: s.cwd }) }
+    const proxied = typeof s.pty.takeNetworkRefusals === 'function' ? s.pty.takeNetworkRefusals() : []
+    const refusals = sandboxRefusals(read.text, s.sandbox, { cwd: s.cwd, network: proxied })
+    return { ...this.#budget.fit(s.id, read, maxChars), refusals }
   }
 
   #status(s, tell = true) {

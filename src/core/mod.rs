@@ -35,6 +35,7 @@ pub mod fds;
 pub mod guard;
 pub mod input_state;
 pub mod keys;
+pub mod net_proxy;
 pub mod proc_tree;
 pub mod pty;
 pub mod sandbox;

@@ -174,12 +174,16 @@ pub struct SettledSnapshot {
 }
 
 /// The sandbox a program runs under (`PtySession.sandbox`).
-#[napi(object)]
+#[napi(object, use_nullable = true)]
 pub struct SandboxInfo {
     /// `'read-only'` or `'workspace-write'`.
     pub mode: String,
-    /// The program may use the network (sockets other than Unix ones).
+    /// The program may use the network (sockets other than Unix ones); with
+    /// an allow list, only through the proxy.
     pub network: bool,
+    /// The hosts it may reach through the proxy (`network: { allow }`);
+    /// `null` without an allow list.
+    pub allow_hosts: Option<Vec<String>>,
     /// Where it may write (resolved), its temporary folder last.
     pub writable: Vec<String>,
     /// What stays read-only inside those (`.git`), resolved.
@@ -204,6 +208,11 @@ impl From<&crate::core::sandbox::Applied> for SandboxInfo {
         SandboxInfo {
             mode: a.policy.mode.as_str().to_owned(),
             network: a.policy.network,
+            allow_hosts: a
+                .policy
+                .hosts
+                .as_ref()
+                .map(|h| h.allow.iter().map(ToString::to_string).collect()),
             writable: a.writable.iter().map(text).collect(),
             read_only: a.read_only.iter().map(text).collect(),
             temp_dir: text(&a.temp_dir),

@@ -101,7 +101,17 @@ pub(super) fn profile(req: &Request<'_>) -> String {
     for path in req.read_only {
         p.push_str(&format!("(deny file-write* (subpath {}))\n", literal(path)));
     }
-    if !req.policy.network {
+    if let Some(port) = req.proxy_port {
+        // Only the proxy's loopback port (Seatbelt applies the last
+        // matching rule).
+        p.push_str("(deny network* (remote ip))\n(deny network* (local ip))\n");
+        let local = req.policy.hosts.as_ref().map_or(&[][..], |h| &h.local[..]);
+        for port in std::iter::once(&port).chain(local) {
+            p.push_str(&format!(
+                "(allow network-outbound (remote ip \"localhost:{port}\"))\n"
+            ));
+        }
+    } else if !req.policy.network {
         p.push_str("(deny network* (remote ip))\n(deny network* (local ip))\n");
     }
     p.push_str("(deny network-outbound (remote unix-socket))\n");
@@ -209,6 +219,7 @@ mod tests {
             cwd: &writable[0],
             denied_sockets: &sockets,
             allowed_sockets: &allowed,
+            proxy_port: None,
         });
         assert!(text.starts_with("(version 1)\n(allow default)\n"));
         assert!(text.contains("(require-not (subpath \"/ws\"))"));
@@ -269,6 +280,7 @@ mod tests {
             cwd: &writable[0],
             denied_sockets: &[],
             allowed_sockets: &[],
+            proxy_port: None,
         });
         assert!(!on.contains("network*"));
         // Balanced parentheses: the profile parses.
@@ -278,5 +290,38 @@ mod tests {
             _ => Some(d),
         });
         assert_eq!(depth, Some(0));
+    }
+
+    #[test]
+    fn with_an_allow_list_only_the_proxy_and_local_ports_are_reachable() {
+        let mut policy = Policy::new(Mode::WorkspaceWrite);
+        policy.hosts = Some(crate::core::net_proxy::NetPolicy {
+            allow: vec![],
+            deny: vec![],
+            local: vec![5432],
+            ask: false,
+        });
+        let writable = [PathBuf::from("/ws"), PathBuf::from("/tmp/t")];
+        let text = profile(&Request {
+            policy: &policy,
+            writable: &writable,
+            read_only: &[],
+            read_write: &[],
+            temp_dir: &writable[1],
+            cwd: &writable[0],
+            denied_sockets: &[],
+            allowed_sockets: &[],
+            proxy_port: Some(49152),
+        });
+        let deny = text.find("(deny network* (remote ip))").unwrap();
+        let proxy = text
+            .find("(allow network-outbound (remote ip \"localhost:49152\"))")
+            .unwrap();
+        assert!(
+            proxy > deny,
+            "the proxy's port is allowed after the denial: {text}"
+        );
+        assert!(text.contains("(allow network-outbound (remote ip \"localhost:5432\"))"));
+        assert_eq!(text.matches("(allow network-outbound").count(), 2);
     }
 }

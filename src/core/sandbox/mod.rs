@@ -111,6 +111,10 @@ pub(crate) struct Request<'a> {
     /// The Unix sockets outside `writable` it may connect to (resolved).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub allowed_sockets: &'a [PathBuf],
+    /// With an allow list of hosts: the proxy's loopback port the program
+    /// may reach (macOS: of this machine; Linux: inside its namespace).
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    pub proxy_port: Option<u16>,
 }
 
 /// Where a sandboxed program may write.
@@ -213,7 +217,12 @@ pub struct Policy {
     /// taken from each root. `None`: [`DEFAULT_READ_ONLY`].
     pub read_only: Option<Vec<PathBuf>>,
     /// May the program use the network (sockets other than Unix ones).
+    /// With [`Policy::hosts`] this is true: its sockets reach the proxy.
     pub network: bool,
+    /// Only these hosts, through the proxy (`network: { allow, ... }`):
+    /// the program runs with no route out but to the proxy
+    /// ([`crate::core::net_proxy`]).
+    pub hosts: Option<crate::core::net_proxy::NetPolicy>,
     /// Unix socket files the program may not connect to. `None`:
     /// [`DEFAULT_DENIED_SOCKETS`].
     pub deny_unix_sockets: Option<Vec<PathBuf>>,
@@ -310,11 +319,17 @@ impl Policy {
         match obj.get("network") {
             None | Some(Value::Null) => {}
             Some(Value::Bool(on)) => policy.network = *on,
+            Some(Value::String(s)) if s == "on" => policy.network = true,
+            Some(Value::String(s)) if s == "off" => policy.network = false,
+            Some(Value::Object(hosts)) => {
+                policy.hosts = Some(crate::core::net_proxy::NetPolicy::from_json(
+                    hosts,
+                    &field("network"),
+                )?);
+            }
             Some(other) => {
                 return Err(Error::invalid_arg(format!(
-                    "{} must be a boolean, got {other}: an allow-list of loopback ports \
-                     ({{ allow }}) is not offered, since Landlock's TCP rules name a port, \
-                     not an address (a port allowed for 127.0.0.1 would be open on every host)",
+                    "{} must be 'on', 'off', true, false or {{ allow, deny?, local?, ask? }}, got {other}",
                     field("network")
                 )));
             }
@@ -360,11 +375,20 @@ impl Policy {
         if !self.is_on() {
             return "off".to_owned();
         }
-        format!(
-            "{}, network {}",
-            self.mode.as_str(),
-            if self.network { "on" } else { "off" }
-        )
+        match &self.hosts {
+            Some(h) => format!(
+                "{}, network allow-list ({} host{}{})",
+                self.mode.as_str(),
+                h.allow.len(),
+                if h.allow.len() == 1 { "" } else { "s" },
+                if h.ask { ", others asked" } else { "" }
+            ),
+            None => format!(
+                "{}, network {}",
+                self.mode.as_str(),
+                if self.network { "on" } else { "off" }
+            ),
+        }
     }
 }
 
@@ -467,6 +491,29 @@ pub struct Applied {
     pub read_only: Vec<PathBuf>,
     /// What the system lacked (only with [`IfUnavailable::Warn`]).
     pub missing: Vec<String>,
+    /// With an allow list of hosts: the proxy's refusals of this program's
+    /// connections, until read.
+    pub net_log: Option<crate::core::net_proxy::NetLog>,
+}
+
+/// What lives as long as a sandboxed program's session: its private
+/// temporary folder and its bridge to the proxy (closing it lets the
+/// network namespace go).
+#[derive(Debug)]
+pub struct Kept {
+    _temp: TempDir,
+    _bridge: Option<crate::core::net_proxy::Bridge>,
+}
+
+/// The proxy's side of a program with an allow list of hosts, until the
+/// program started.
+struct PendingNet {
+    proxy: std::sync::Arc<crate::core::net_proxy::Proxy>,
+    #[cfg(target_os = "linux")]
+    end: crate::core::net_proxy::linux::ParentEnd,
+    /// macOS: the proxy listens on a loopback port of this machine.
+    #[cfg(not(target_os = "linux"))]
+    listener: std::net::TcpListener,
 }
 
 /// A sandbox ready for one program: what the child applies, its private
@@ -478,6 +525,7 @@ pub struct Prepared {
     read_only: Vec<PathBuf>,
     missing: Vec<String>,
     platform: imp::Prepared,
+    network: Option<PendingNet>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -520,19 +568,53 @@ impl Prepared {
         &self.missing
     }
 
-    /// What to show of it once the program started, and the private
-    /// temporary folder, to keep as long as the program's session (it is
-    /// removed when dropped). The platform's part (the Landlock descriptor)
-    /// is closed here.
-    pub fn into_applied(self) -> (Applied, TempDir) {
+    /// What to show of it once the program started, and what to keep as
+    /// long as the program's session: the private temporary folder
+    /// (removed when dropped) and the bridge to the proxy (with an allow
+    /// list of hosts: the listeners the program sent before its `execve`
+    /// are served from here on). The platform's part (the Landlock
+    /// descriptor) is closed here.
+    pub fn into_applied(self) -> (Applied, Kept) {
+        let mut missing = self.missing;
+        let mut net_log = None;
+        let mut bridge = None;
+        if let Some(pending) = self.network {
+            let log = crate::core::net_proxy::NetLog::default();
+            let local = pending.proxy.policy().local.clone();
+            #[cfg(target_os = "linux")]
+            let received = pending.end.receive();
+            #[cfg(not(target_os = "linux"))]
+            let received = Ok::<_, std::io::Error>((vec![pending.listener], ()));
+            match received.and_then(|(l, _observer)| {
+                #[allow(unused_mut)]
+                let mut b =
+                    crate::core::net_proxy::Bridge::start(pending.proxy, l, &local, log.clone())?;
+                #[cfg(target_os = "linux")]
+                b.observe(_observer);
+                Ok(b)
+            }) {
+                Ok(b) => {
+                    bridge = Some(b);
+                    net_log = Some(log);
+                }
+                Err(e) => missing.push(format!("the bridge to the network proxy: {e}")),
+            }
+        }
         let applied = Applied {
             policy: self.policy,
             temp_dir: self.temp.path().to_owned(),
             writable: self.writable,
             read_only: self.read_only,
-            missing: self.missing,
+            missing,
+            net_log,
         };
-        (applied, self.temp)
+        (
+            applied,
+            Kept {
+                _temp: self.temp,
+                _bridge: bridge,
+            },
+        )
     }
 
     /// The child must have memory of its own (a `fork`, not a child that
@@ -699,7 +781,12 @@ pub fn prepare(
         env.push((name.to_owned(), tmp.clone()));
     }
     let mut missing = Vec::new();
-    let platform = imp::prepare(
+    let network = match &policy.hosts {
+        Some(hosts) => Some(prepare_network(hosts, env)?),
+        None => None,
+    };
+    #[allow(unused_mut)]
+    let mut platform = imp::prepare(
         &Request {
             policy,
             writable: &writable,
@@ -709,9 +796,17 @@ pub fn prepare(
             cwd: &std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned()),
             denied_sockets: &denied_sockets,
             allowed_sockets: &allowed_sockets,
+            proxy_port: network.as_ref().map(|n| n.0),
         },
         &mut missing,
     )?;
+    #[cfg(target_os = "linux")]
+    let network = match network {
+        Some((_, pending, step)) => imp::set_network(&mut platform, step).then_some(pending),
+        None => None,
+    };
+    #[cfg(not(target_os = "linux"))]
+    let network = network.map(|(_, pending)| pending);
     if !missing.is_empty() && policy.if_unavailable == IfUnavailable::Error {
         return Err(unavailable(&missing.join("; ")));
     }
@@ -724,6 +819,7 @@ pub fn prepare(
         read_only,
         missing,
         platform,
+        network,
     }))
 }
 
@@ -802,6 +898,63 @@ fn git_rule(
     }
 }
 
+/// The proxy's port, its pending side and (Linux) the child's step, with
+/// the variables that point the common tools at it set in `env`.
+#[cfg(target_os = "linux")]
+fn prepare_network(
+    hosts: &crate::core::net_proxy::NetPolicy,
+    env: &mut Vec<(String, String)>,
+) -> Result<(u16, PendingNet, crate::core::net_proxy::linux::ChildStep)> {
+    use crate::core::net_proxy;
+    let port = net_proxy::proxy_port(&hosts.local);
+    let mut ports = vec![port];
+    ports.extend(&hosts.local);
+    let (end, step) = net_proxy::linux::pair(&ports)
+        .map_err(|e| Error::io("make the socket pair to the network proxy", &e))?;
+    set_proxy_env(env, port);
+    Ok((
+        port,
+        PendingNet {
+            proxy: net_proxy::proxy_for(hosts),
+            end,
+        },
+        step,
+    ))
+}
+
+/// The proxy's port and its pending side, with the variables that point
+/// the common tools at it set in `env`: the proxy listens on a loopback
+/// port of this machine, the only one the Seatbelt profile lets the
+/// program reach.
+#[cfg(not(target_os = "linux"))]
+fn prepare_network(
+    hosts: &crate::core::net_proxy::NetPolicy,
+    env: &mut Vec<(String, String)>,
+) -> Result<(u16, PendingNet)> {
+    use crate::core::net_proxy;
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .map_err(|e| Error::io("listen for the network proxy", &e))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| Error::io("listen for the network proxy", &e))?
+        .port();
+    set_proxy_env(env, port);
+    Ok((
+        port,
+        PendingNet {
+            proxy: net_proxy::proxy_for(hosts),
+            listener,
+        },
+    ))
+}
+
+fn set_proxy_env(env: &mut Vec<(String, String)>, port: u16) {
+    for (k, v) in crate::core::net_proxy::proxy_env(port) {
+        env.retain(|(name, _)| *name != k);
+        env.push((k, v));
+    }
+}
+
 /// `path` resolved, which must be a folder (`ERR_INVALID_ARG` naming
 /// `what` otherwise).
 fn canonical(path: &Path, what: &str) -> Result<PathBuf> {
@@ -849,13 +1002,30 @@ mod tests {
         .unwrap();
         assert!(!p.network);
         assert_eq!(p.read_only, Some(vec![]));
+        let hosts = Policy::from_json(
+            &json!({ "mode": "read-only", "network": { "allow": ["*.example.org"], "local": [5432] } }),
+            "o.sandbox",
+        )
+        .unwrap();
+        assert!(hosts.network);
+        assert_eq!(hosts.hosts.as_ref().unwrap().local, [5432]);
+        assert_eq!(hosts.describe(), "read-only, network allow-list (1 host)");
+        assert!(
+            !Policy::from_json(&json!({ "mode": "read-only", "network": "off" }), "o")
+                .unwrap()
+                .network
+        );
         assert_eq!(p.roots, [PathBuf::from("../b")]);
         assert_eq!(p.if_unavailable, IfUnavailable::Warn);
         for (bad, says) in [
             (json!("full"), "o.sandbox must be 'off'"),
             (
-                json!({ "mode": "read-only", "network": { "allow": ["127.0.0.1:5432"] } }),
-                "not an address",
+                json!({ "mode": "read-only", "network": 3 }),
+                "must be 'on', 'off', true, false or { allow",
+            ),
+            (
+                json!({ "mode": "read-only", "network": { "allow": ["a b"] } }),
+                "o.sandbox.network.allow must hold host names",
             ),
             (
                 json!({ "mode": "read-only", "roots": "x" }),

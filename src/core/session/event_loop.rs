@@ -66,7 +66,7 @@ pub(super) struct Loop {
     pub(super) wake_owed: bool,
     /// The sandboxed program's private temporary folder, removed when the
     /// loop ends (after the exit and the drain).
-    pub(super) _sandbox_temp: Option<crate::core::sandbox::TempDir>,
+    pub(super) _sandbox_temp: Option<crate::core::sandbox::Kept>,
 }
 
 impl Loop {

@@ -32,6 +32,11 @@
 //!    (scopes, ABI 6), and no ptrace of a process outside (every ABI);
 //! 5. [`seccomp::install`]: see there.
 //!
+//! With an allow list of hosts (`network: { allow }`) the namespaces include
+//! a network namespace; right after step 1 the child brings its `lo` up and
+//! listens there for the proxy, and after step 5 it installs the proxy's
+//! observer and hands both to the parent (`net_proxy::linux`).
+//!
 //! Landlock ABI 6 (Linux 6.12) is the least that closes every hole listed
 //! above: ABI 3 brings `truncate`, ABI 6 the scopes. An older kernel, or
 //! a system without unprivileged user namespaces, is
@@ -60,17 +65,44 @@ pub(super) struct Prepared {
     /// The namespaces and mounts (`None`: the system has none to give, and
     /// `ifUnavailable: 'warn'` started without them).
     namespaces: Option<namespaces::Plan>,
+    /// With an allow list of hosts: the step that bridges the proxy into
+    /// the network namespace.
+    net: Option<crate::core::net_proxy::linux::ChildStep>,
 }
 
 pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Prepared> {
     let namespaces = namespaces::plan(req, missing)?;
     let landlock = landlock::prepare(req, namespaces.as_ref(), missing)?;
-    let filters = seccomp::compiled_filters(req.policy.network)?;
+    let mut network = req.policy.network;
+    if req.policy.hosts.is_some() && namespaces.is_none() {
+        // No network namespace to hold the allow list: no network at all.
+        missing.push(
+            "the network allow list needs a network namespace: the network is off instead (Unix sockets only)"
+                .to_owned(),
+        );
+        network = false;
+    }
+    let filters = seccomp::compiled_filters(network)?;
     Ok(Prepared {
         landlock,
         filters,
         namespaces,
+        net: None,
     })
+}
+
+/// The program runs in its network namespace bridged to the proxy by
+/// `step`; false where there is no namespace to hold it (the network is
+/// then off, see [`prepare`]).
+pub(super) fn set_network(
+    p: &mut Prepared,
+    step: crate::core::net_proxy::linux::ChildStep,
+) -> bool {
+    if p.namespaces.is_none() {
+        return false;
+    }
+    p.net = Some(step);
+    true
 }
 
 /// A user namespace cannot be made by a child that shares its parent's
@@ -117,17 +149,25 @@ pub(super) unsafe fn apply_in_child(p: &Prepared) -> std::result::Result<(), i32
     unsafe {
         let root = libc::geteuid() == 0;
         let mut in_user_ns = false;
+        let mut listeners = None;
         if let Some(plan) = &p.namespaces {
             namespaces::enter(plan)?;
             in_user_ns = plan.needs_own_memory();
             // What exists only inside the new mounts gets its rules now.
             landlock::add_child_rules(&p.landlock, plan.child_rules())?;
+            if let Some(net) = &p.net {
+                listeners = Some(net.listen()?);
+            }
         }
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(errno());
         }
         caps::drop_all(root || in_user_ns)?;
         landlock::restrict(&p.landlock)?;
-        seccomp::install(p.filters)
+        seccomp::install(p.filters)?;
+        if let (Some(net), Some(listeners)) = (&p.net, listeners) {
+            net.finish(listeners)?;
+        }
+        Ok(())
     }
 }

@@ -137,6 +137,11 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
     let (euid, uid, gid) = unsafe { (libc::geteuid(), libc::getuid(), libc::getgid()) };
     let root = euid == 0;
     let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+    if req.policy.hosts.is_some() {
+        // The network by host name: a namespace with no route out, bridged
+        // to the proxy after the mounts (`net_proxy::linux`).
+        flags |= libc::CLONE_NEWNET;
+    }
     let user_maps = (!root).then(|| {
         flags |= libc::CLONE_NEWUSER;
         (
