@@ -17,15 +17,27 @@
 //!   (and the terminal's foreground group becomes the leader's group). So the
 //!   first file action opens the slave *by its path* as fd 0, after the
 //!   `setsid`, and fds 1 and 2 are `dup2`s of it;
-//! - no other descriptor: `closefrom(3)` runs first, because descriptors the
-//!   Node process (or a library in it) opened without `O_CLOEXEC` would
-//!   otherwise leak into every program;
+//! - no other descriptor: `closefrom(3)` runs after the terminal is in place,
+//!   because descriptors the Node process (or a library in it) opened
+//!   without `O_CLOEXEC` would otherwise leak into every program;
 //! - every signal at its default disposition (`POSIX_SPAWN_SETSIGDEF` with
 //!   every signal: portable-pty reset six and std `SIGPIPE`, and Node also
 //!   ignores `SIGXFSZ`) and an empty signal mask (`POSIX_SPAWN_SETSIGMASK`);
 //! - the working directory (`addchdir_np`), argv as given (argv\[0\] may be
 //!   the name the user typed), and the environment as `std::process::Command`
 //!   built it for portable-pty (see `child`).
+//!
+//! Nothing depends on when `posix_spawn` returns. glibc's returns once the
+//! child has executed the program (the `CLONE_VFORK`), but one whose clone
+//! runs as a plain `fork` returns before the child has run any file action:
+//! qemu-user's does, as may a tracer or another libc. The caller then drops
+//! its slave descriptor at once, and if the child had let go of its
+//! inherited copy before opening its own (`closefrom` first), nothing would
+//! hold the slave for a moment: the master reads `EIO` and the session ends
+//! its reading while the program has yet to write. So the child opens the
+//! terminal first, while it still holds the inherited copy, and closes the
+//! rest only then (`__test__/spawn-early-return.test.ts` gives Node such a
+//! `posix_spawn`).
 //!
 //! `posix_spawn` reports the `execve` errno itself (`ENOENT`, `EACCES`, ...),
 //! so a program that cannot start fails the call instead of exiting with 127.
@@ -94,8 +106,10 @@ fn lookup(name: &CStr) -> Option<*mut libc::c_void> {
 /// Starts `what` as a session leader whose stdin, stdout, stderr and
 /// controlling terminal are the pty slave at `tty`; returns its pid.
 ///
-/// The caller keeps its own slave descriptor open until this returns (so the
-/// pty cannot go away under the child) and closes it afterwards. Errors carry
+/// The caller keeps its own slave descriptor open (close-on-exec) until this
+/// returns and closes it afterwards: the child inherits it and holds the pty
+/// through it until it has opened `tty`, even when `posix_spawn` returns
+/// before the child ran its file actions. Errors carry
 /// the errno of the failed `execve` (or file action), or `InvalidInput` for a
 /// NUL byte, as `std::process::Command` reports them.
 pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> io::Result<Pid> {
@@ -110,12 +124,13 @@ pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> 
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
 
     let mut actions = FileActions::new()?;
-    // SAFETY (all four): `actions` was initialised; glibc copies the paths.
+    // SAFETY (all five): `actions` was initialised; glibc copies the paths.
     unsafe {
-        // First, so the descriptors below are the only ones the child has.
-        check((ext.addclosefrom)(actions.as_mut_ptr(), 3))?;
-        // Without O_NOCTTY, after the setsid: this makes it the controlling
-        // terminal.
+        // The terminal first, by its path: without O_NOCTTY and after the
+        // setsid, this makes it the controlling terminal. Until this open the
+        // child holds the slave through the descriptors it inherited (the
+        // caller's, close-on-exec), so the slave is never without a holder,
+        // however early `posix_spawn` returned (see the module's comment).
         check(libc::posix_spawn_file_actions_addopen(
             actions.as_mut_ptr(),
             0,
@@ -133,6 +148,9 @@ pub(crate) fn spawn_on_tty(ext: &Extensions, tty: &Path, what: &Program<'_>) -> 
             0,
             2,
         ))?;
+        // Then everything else goes: 0, 1 and 2 are the only descriptors
+        // the program gets.
+        check((ext.addclosefrom)(actions.as_mut_ptr(), 3))?;
         check((ext.addchdir)(actions.as_mut_ptr(), cwd.as_ptr()))?;
     }
     let attr = SpawnAttr::new()?;
