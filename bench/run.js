@@ -5,6 +5,7 @@
 // and the raw numbers into bench/results.json.
 //
 //   node bench/run.js [case ...] [--only=throughput,echo] [--quick] [--no-write] [--json=FILE]
+//                     [--impls=ptypilot,ptypilot-baseline,node-pty]
 //   node bench/run.js --render   # the two reports again from bench/results.json, nothing run
 //
 // Case names (`node bench/run.js busy idle`) or `--only` run some cases
@@ -137,7 +138,10 @@ function runCase(c) {
   const t0 = Date.now()
   const busyText = busy === null ? '' : `, CPU busy ${(busy * 100).toFixed(0)} % over the last second`
   process.stderr.write(`\n== ${id} (load ${load}${busyText})\n`)
-  let argv = [process.execPath, '--expose-gc', script, ...c.args]
+  // `--impls=a,b` reaches the cases that compare implementations (with
+  // `ptypilot-baseline` and PTYPILOT_BASELINE: before and after in one run).
+  const impls = opts.impls ? [`--impls=${opts.impls}`] : []
+  let argv = [process.execPath, '--expose-gc', script, ...c.args, ...impls]
   if (c.pin) {
     const prefix = pinPrefix()
     if (!prefix) {
@@ -173,6 +177,7 @@ const LABEL = {
   'node-pty+xterm': 'node-pty + @xterm/headless',
   ruspty: '@replit/ruspty',
   bare: 'bare read loop in Python, no JS (informative: the pty ceiling)',
+  'ptypilot-baseline': 'ptypilot at PTYPILOT_BASELINE (before)',
 }
 const mark = (ok) => (ok ? '**met**' : '**missed**')
 

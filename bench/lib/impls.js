@@ -22,23 +22,42 @@ function ptypilotLib() {
   return ptypilotModule
 }
 
-/** ptypilot: output as strings through its one pump; screen model always on. */
-const ptypilot = {
-  name: 'ptypilot',
-  label: 'ptypilot (screen model on)',
-  spawn({ command, args = [], cols = 80, rows = 24 }, onData, extra = {}) {
-    const { PtySession } = ptypilotLib()
-    const session = PtySession.spawn({ command, args, cols, rows, env: { TERM: 'xterm-256color' }, ...extra }, onData)
-    return {
-      pid: session.pid,
-      write: (data) => session.write(data),
-      exited: session.exited,
-      kill: () => session.kill(),
-      screenText: async () => session.screen().text,
-      session,
-    }
-  },
+/** An adapter for the ptypilot that `lib()` loads. */
+function ptypilotAdapter(name, label, lib) {
+  return {
+    name,
+    label,
+    spawn({ command, args = [], cols = 80, rows = 24 }, onData, extra = {}) {
+      const { PtySession } = lib()
+      const session = PtySession.spawn({ command, args, cols, rows, env: { TERM: 'xterm-256color' }, ...extra }, onData)
+      return {
+        pid: session.pid,
+        write: (data) => session.write(data),
+        exited: session.exited,
+        kill: () => session.kill(),
+        screenText: async () => session.screen().text,
+        session,
+      }
+    },
+  }
 }
+
+/** ptypilot: output as strings through its one pump; screen model always on. */
+const ptypilot = ptypilotAdapter('ptypilot', 'ptypilot (screen model on)', ptypilotLib)
+
+let baselineModule
+/**
+ * Another checkout of ptypilot, built, at PTYPILOT_BASELINE (say, main before a
+ * change): `--impls=ptypilot,ptypilot-baseline` measures before and after in one
+ * run, turn by turn, under the same load.
+ */
+const ptypilotBaseline = ptypilotAdapter('ptypilot-baseline', 'ptypilot (PTYPILOT_BASELINE checkout)', () => {
+  if (baselineModule === undefined) {
+    if (!process.env.PTYPILOT_BASELINE) throw new Error('ptypilot-baseline: set PTYPILOT_BASELINE to a built checkout')
+    baselineModule = require(path.resolve(process.env.PTYPILOT_BASELINE))
+  }
+  return baselineModule
+})
 
 /**
  * The pty's own ceiling: a blocking read loop in Python (bench/lib/bare-reader.py)
@@ -190,6 +209,6 @@ const ruspty = {
   },
 }
 
-const ALL = { ptypilot, bare, 'node-pty': nodePty, 'ptypilot/node-pty': nodePtyAdapter, 'node-pty+xterm': nodePtyXterm, ruspty }
+const ALL = { ptypilot, 'ptypilot-baseline': ptypilotBaseline, bare, 'node-pty': nodePty, 'ptypilot/node-pty': nodePtyAdapter, 'node-pty+xterm': nodePtyXterm, ruspty }
 
 module.exports = { ALL, ptypilot, nodePty, nodePtyAdapter, nodePtyXterm, ruspty, xtermText, xtermLib, ptypilotLib, ENV, ROOT }

@@ -615,7 +615,13 @@ pub(super) fn spawn_on_pty(
     // A sandbox applied in the child needs code of ours between fork and
     // exec, as a change of user does: `posix_spawn` runs none.
     let in_child = prepared.sandbox.as_ref().filter(|_| wrapped.is_none());
-    if prepared.run_as.is_some() || in_child.is_some() {
+    // So does a `posix_spawn` that returns before the exec (under qemu-user):
+    // it cannot report why a program did not start; our child's pipe can.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    let spawn_reports = crate::core::pty::unix::spawn::reports_exec_errors();
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let spawn_reports = true;
+    if prepared.run_as.is_some() || in_child.is_some() || !spawn_reports {
         let tty = pair
             .master
             .tty_name()

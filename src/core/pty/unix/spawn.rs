@@ -37,7 +37,9 @@
 //! its reading while the program has yet to write. So the child opens the
 //! terminal first, while it still holds the inherited copy, and closes the
 //! rest only then (`__test__/spawn-early-return.test.ts` gives Node such a
-//! `posix_spawn`).
+//! `posix_spawn`). Such a `posix_spawn` cannot report the `execve`'s errno
+//! either (it is set in a child that no longer shares our memory), so where
+//! [`reports_exec_errors`] finds that, the caller does not use this module.
 //!
 //! `posix_spawn` reports the `execve` errno itself (`ENOENT`, `EACCES`, ...),
 //! so a program that cannot start fails the call instead of exiting with 127.
@@ -95,6 +97,43 @@ impl Extensions {
             })
             .as_ref()
     }
+}
+
+/// Whether this process's `posix_spawn` reports the `execve`'s errno, as
+/// glibc's does by waiting for the exec; checked once, by starting `/` (a
+/// directory: `EACCES`). One that returns as soon as it has forked (qemu-user
+/// runs glibc's `clone(CLONE_VM | CLONE_VFORK)` as a `fork`) cannot: it
+/// returns 0 and its child exits with 127, so a program that cannot start
+/// would seem to start. Where it does not, the caller starts programs with a
+/// child of its own, which reports the errno through a pipe (`fork`).
+pub(crate) fn reports_exec_errors() -> bool {
+    static REPORTS: OnceLock<bool> = OnceLock::new();
+    *REPORTS.get_or_init(|| {
+        let argv = [c"/".as_ptr().cast_mut(), std::ptr::null_mut()];
+        let envp = [std::ptr::null_mut::<c_char>()];
+        let mut pid: libc::pid_t = 0;
+        // SAFETY: a NUL-terminated path, NULL-terminated argv and envp that
+        // live across the call; no file actions or attributes.
+        let rc = unsafe {
+            libc::posix_spawn(
+                &mut pid,
+                c"/".as_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+                argv.as_ptr(),
+                envp.as_ptr(),
+            )
+        };
+        if rc == 0 {
+            // It "started": collect the child that failed its exec.
+            let mut status = 0;
+            // SAFETY: waits for our own child, writing its status to a local.
+            while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+                && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+            {}
+        }
+        rc != 0
+    })
 }
 
 fn lookup(name: &CStr) -> Option<*mut libc::c_void> {
