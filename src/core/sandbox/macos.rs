@@ -322,6 +322,9 @@ mod tests {
             "the proxy's port is allowed after the denial: {text}"
         );
         assert!(text.contains("(allow network-outbound (remote ip \"localhost:5432\"))"));
-        assert_eq!(text.matches("(allow network-outbound (remote ip").count(), 2);
+        assert_eq!(
+            text.matches("(allow network-outbound (remote ip").count(),
+            2
+        );
     }
 }
