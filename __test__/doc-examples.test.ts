@@ -76,7 +76,7 @@ describe('the documentation examples', () => {
 
   // Pages side by side; a page's examples in order, in one directory.
   // An example whose `needs=` program is missing is skipped with the reason (CI installs them all).
-  test.concurrent.for(pages)('%s: each example runs and prints what the page shows', async (page, ctx) => {
+  test.concurrent.for(pages)('%s: each example runs and prints what the page shows', { timeout: 600_000 }, async (page, ctx) => {
     const own = examples.filter((e) => e.page === page && e.run && !typeErrors.has(e))
     const problems: string[] = []
     const skipped = own.map(missingPrograms).filter((why) => why !== null)
@@ -88,7 +88,7 @@ describe('the documentation examples', () => {
       if (problem) problems.push(problem)
     }
     expect(problems, problems.join('\n\n')).toEqual([])
-  }, 600_000)
+  })
 })
 
 describe('the check itself', () => {

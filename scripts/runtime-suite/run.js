@@ -36,7 +36,12 @@ const { RUNTIMES, fetchRuntime } = require('../runtimes.js')
 const ROOT = path.join(__dirname, '..', '..')
 const CASE_TIMEOUT_MS = 180_000
 
-/** Whether `cmd` is on PATH. */
+/** @typedef {{ name: string, version: string, argv: string[] | null, bin?: string }} Runtime */
+/** @typedef {{ ok?: boolean, skip?: boolean, detail: string }} Verdict */
+/** @typedef {{ code: number | string | null, stdout: string, stderr: string }} RunResult */
+/** @typedef {{ key: string, title: string, needs?: string[], run: (rt: any, project: string) => Promise<Verdict> }} Case */
+
+/** Whether `cmd` is on PATH. @param {string} cmd */
 function have(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0
 }
@@ -51,8 +56,13 @@ function pathNode20() {
   return null
 }
 
-/** The runtimes to run under: `{ name, version, argv }` (argv runs a script). */
+/**
+ * The runtimes to run under: `{ name, version, argv }` (argv runs a script).
+ * @param {string[]} wanted
+ * @returns {Runtime[]}
+ */
 function runtimes(wanted) {
+  /** @type {Runtime[]} */
   const out = []
   for (const name of wanted) {
     if (name === 'node20') {
@@ -66,7 +76,12 @@ function runtimes(wanted) {
   return out
 }
 
-/** Runs `argv` in `cwd` with a time limit: `{ code, stdout, stderr }`. */
+/**
+ * Runs `argv` in `cwd` with a time limit: `{ code, stdout, stderr }`.
+ * @param {string[]} argv
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @returns {Promise<RunResult>}
+ */
 function run(argv, { cwd = ROOT, env = process.env, timeoutMs = CASE_TIMEOUT_MS } = {}) {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -82,14 +97,18 @@ function run(argv, { cwd = ROOT, env = process.env, timeoutMs = CASE_TIMEOUT_MS 
   })
 }
 
-/** A case's result from a script's run: the last line of its output. */
+/**
+ * A case's result from a script's run: the last line of its output.
+ * @param {RunResult} result
+ * @returns {Verdict}
+ */
 function verdict({ code, stdout, stderr }) {
-  const last = (text) => text.trim().split('\n').filter(Boolean).pop() ?? ''
+  const last = (/** @type {string} */ text) => text.trim().split('\n').filter(Boolean).pop() ?? ''
   if (code === 0) return { ok: true, detail: last(stdout) }
   return { ok: false, detail: `exit ${code}: ${last(stderr) || last(stdout)}`.slice(0, 300) }
 }
 
-/** A fenced block of README.md by its `file=` name. */
+/** A fenced block of README.md by its `file=` name. @param {string} file */
 function readmeExample(file) {
   const text = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
   const m = new RegExp('```\\w+ runnable file=' + file.replace('.', '\\.') + '[^\\n]*\\n([\\s\\S]*?)\\n```').exec(text)
@@ -112,23 +131,29 @@ function scratchProject() {
   return dir
 }
 
-/** The MCP case: the server under the runtime, an interactive bash, the live panel. */
+/**
+ * The MCP case: the server under the runtime, an interactive bash, the live panel.
+ * @param {{ argv: string[] }} rt
+ * @param {string} project
+ * @returns {Promise<Verdict>}
+ */
 async function mcpCase(rt, project) {
-  const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
-  const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
   const transport = new StdioClientTransport({
     command: rt.argv[0],
     args: [...rt.argv.slice(1), path.join(ROOT, 'bin', 'ptypilot.js'), 'mcp', '--web'],
-    env: process.env,
+    env: /** @type {Record<string, string>} */ (process.env),
     cwd: project,
     stderr: 'pipe',
   })
   let stderr = ''
   transport.stderr?.on('data', (d) => (stderr += d))
   const client = new Client({ name: 'ptypilot-runtimes', version: '0.0.0' })
-  const call = async (name, args) => {
+  const call = async (/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) => {
     const result = await client.callTool({ name, arguments: args })
-    const text = result.content.map((c) => c.text).join('\n')
+    const content = /** @type {{ text: string }[]} */ (result.content)
+    const text = content.map((c) => c.text).join('\n')
     if (result.isError) throw new Error(`${name}: ${text}`)
     return text
   }
@@ -146,17 +171,18 @@ async function mcpCase(rt, project) {
     await call('pty_stop', { id })
     return { ok: true, detail: `pty_start + pty_send answered 42; panel page ${page.status}` }
   } catch (err) {
-    return { ok: false, detail: `${err.message} ${stderr.trim().split('\n').pop() ?? ''}`.slice(0, 300) }
+    return { ok: false, detail: `${err instanceof Error ? err.message : String(err)} ${stderr.trim().split('\n').pop() ?? ''}`.slice(0, 300) }
   } finally {
     await client.close().catch(() => {})
   }
 }
 
-/** Vitest's CLI under the runtime. */
+/** Vitest's CLI under the runtime. @param {{ argv: string[] }} rt */
 function vitestArgv(rt) {
   return [...rt.argv, path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')]
 }
 
+/** @type {Case[]} */
 const CASES = [
   { key: 'load-cjs', title: 'load (CJS)', run: (rt, project) => run([...rt.argv, 'scripts/runtime-suite/load.cjs', project]).then(verdict) },
   { key: 'load-esm', title: 'load (ESM)', run: (rt) => run([...rt.argv, 'scripts/runtime-suite/load.mjs']).then(verdict) },
@@ -188,14 +214,16 @@ const CASES = [
   },
 ]
 
+/** @param {string[]} argv */
 async function main(argv) {
-  const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]
+  const opt = (/** @type {string} */ name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]
   const wanted = (opt('runtimes') ?? ['node20', ...Object.keys(RUNTIMES)].join(',')).split(',')
   const caseKeys = opt('cases')?.split(',')
   const cases = caseKeys ? CASES.filter((c) => caseKeys.includes(c.key)) : CASES
   const markdown = argv.includes('--markdown')
   const rts = runtimes(wanted)
   const project = scratchProject()
+  /** @type {{ runtime: string, case: string, status: string, secs: string, detail: string }[]} */
   const rows = []
   let failed = 0
   const t0 = Date.now()
@@ -203,11 +231,12 @@ async function main(argv) {
     for (const rt of rts) {
       for (const c of cases) {
         const t = Date.now()
+        /** @type {Verdict} */
         let result
         const missing = (c.needs ?? []).filter((cmd) => !have(cmd))
         if (rt.argv === null) result = { skip: true, detail: 'Node 20 is not on PATH' }
         else if (missing.length > 0) result = { skip: true, detail: `${missing.join(', ')} not installed` }
-        else result = await c.run(rt, project).catch((err) => ({ ok: false, detail: String(err.message ?? err) }))
+        else result = await c.run(rt, project).catch((err) => ({ ok: false, detail: err instanceof Error ? err.message : String(err) }))
         const status = result.skip ? 'skip' : result.ok ? 'ok' : 'FAIL'
         if (status === 'FAIL') failed++
         const row = { runtime: `${rt.name} ${rt.version}`, case: c.title, status, secs: ((Date.now() - t) / 1000).toFixed(1), detail: result.detail }
