@@ -228,3 +228,51 @@ describe('ptypilot mcp', () => {
     }
   })
 })
+
+/** The registry answers from this machine (not through ptypilot), within 10 s. */
+async function reachable(url: string) {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+    return r.status < 500
+  } catch {
+    return false
+  }
+}
+
+describe("the package registries through ptypilot mcp's default allow list", () => {
+  it('npm install', async (ctx) => {
+    if (!(await reachable('https://registry.npmjs.org/is-number'))) ctx.skip('registry.npmjs.org is not reachable from this machine')
+    const dir = mkdtempSync(join(base, 'npm-'))
+    writeFileSync(join(dir, 'package.json'), '{ "name": "t", "version": "1.0.0" }\n')
+    const served = await serveMcp([], { cwd: dir })
+    try {
+      const reply = await served.call('pty_exec', {
+        command: 'npm',
+        args: ['install', 'is-number@7.0.0', '--no-audit', '--no-fund', '--cache', join(dir, '.npm-cache')],
+        timeout_ms: 120_000,
+      })
+      expect(reply.text).toMatch(/added 1 package/)
+      expect(JSON.parse(readFileSync(join(dir, 'node_modules', 'is-number', 'package.json'), 'utf8')).version).toBe('7.0.0')
+    } finally {
+      await served.close()
+    }
+  }, 180_000)
+
+  it('pip install into a venv', async (ctx) => {
+    if (!(await reachable('https://pypi.org/simple/six/'))) ctx.skip('pypi.org is not reachable from this machine')
+    const dir = mkdtempSync(join(base, 'pip-'))
+    execFileSync('python3', ['-m', 'venv', join(dir, 'venv')], { stdio: 'pipe' })
+    const served = await serveMcp([], { cwd: dir })
+    try {
+      const reply = await served.call('pty_exec', {
+        command: join(dir, 'venv', 'bin', 'pip'),
+        args: ['install', '--no-cache-dir', '--disable-pip-version-check', 'six==1.16.0'],
+        timeout_ms: 120_000,
+      })
+      expect(reply.text).toMatch(/Successfully installed six-1\.16\.0/)
+      expect(reply.text).not.toContain('the sandbox refused')
+    } finally {
+      await served.close()
+    }
+  }, 180_000)
+})
