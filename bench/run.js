@@ -37,6 +37,8 @@ const CASES = [
   { name: 'spawn', args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'spawn', id: 'spawn-1cpu', pin: true, args: QUICK ? ['--rounds=1', '--n=50'] : ['--rounds=5', '--n=150'] },
   { name: 'sandbox-cost', args: QUICK ? ['--rounds=1', '--n=30'] : ['--rounds=5', '--n=150'] },
+  // The network by host name: a download through the proxy against direct, and the spawn cost of the namespace.
+  { name: 'network-cost', args: QUICK ? ['--rounds=1', '--n=20', '--mb=20'] : ['--rounds=5', '--n=60'] },
   // Node 20/24, Bun and Deno in fresh processes (scripts/runtimes.js fetches them).
   { name: 'runtimes', args: QUICK ? ['--rounds=1', '--n=10'] : ['--rounds=5', '--n=50'] },
   { name: 'screen', args: [] },
