@@ -6,8 +6,8 @@
 // curl (HTTP, HTTPS through CONNECT, SOCKS5), git (dumb HTTP), python3 (direct
 // sockets, DNS, UDP). Every refusal must reach the tool reply.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createTcpServer, type Server } from 'node:net'
@@ -128,6 +128,37 @@ describe.skipIf(!CURL)('an allowed name through the proxy', () => {
       timeoutMs: 30_000,
     })
     expect(r.output).toContain('origin-answered GET /socks')
+  })
+
+  // Without root the network namespace comes inside a user namespace (and the child forks). The
+  // package is copied where that user can read it; the program runs as nobody.
+  it.skipIf(process.getuid?.() !== 0 || !has('setpriv'))('as an unprivileged user: the allowed name through the proxy, a direct connection refused', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ptypilot-network-nobody-'))
+    const root = join(__dirname, '..')
+    for (const f of ['index.js', 'package.json', 'lib', ...readdirSync(root).filter((f) => /^ptypilot\..*\.node$/.test(f))]) {
+      cpSync(join(root, f), join(home, 'pkg', f), { recursive: true })
+    }
+    const script = join(home, 'run.js')
+    writeFileSync(script, `
+      process.env.PTYPILOT_NET_TEST_HOSTS = 'origin.test=127.0.0.1'
+      const { exec } = require(${JSON.stringify(join(home, 'pkg', 'index.js'))})
+      const cmd = 'id -u; curl -sS http://origin.test:${port}/nobody; echo; curl -sS --noproxy "*" http://10.1.2.3:${port}/ || echo direct-failed'
+      exec({ command: 'sh', args: ['-c', cmd], cwd: ${JSON.stringify(home)}, sandbox: { mode: 'workspace-write', network: { allow: ['origin.test'] } }, timeoutMs: 20000 })
+        .then((r) => console.log(JSON.stringify(r.output)), (e) => console.log(JSON.stringify([e.code, e.message])))
+    `)
+    execFileSync('chown', ['-R', '65534:65534', home])
+    try {
+      // Not spawnSync: the origin server answers from this process's event loop.
+      const run = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+        execFile('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script], { encoding: 'utf8', timeout: 30_000 }, (_, stdout, stderr) => resolve({ stdout, stderr })),
+      )
+      const output = JSON.parse(run.stdout.trim().split('\n').pop() ?? '""')
+      expect(output, run.stderr).toMatch(/^65534\norigin-answered GET \/nobody\n/)
+      expect(output).toMatch(/Network is unreachable|Couldn't connect/)
+      expect(output).toContain('direct-failed')
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('a local port of this machine named in local', async () => {
