@@ -134,7 +134,8 @@ describe('class 2: .git, one rule for every tool', () => {
     expect(strict.output).toMatch(/index\.lock.*Read-only file system/)
     const planted = await exec({ command: 'sh', args: ['-c', 'echo /elsewhere > .git/commondir && cat .git/commondir'], cwd: ws, sandbox: 'workspace-write' })
     expect(planted.output).toContain('/elsewhere')
-    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false)
+    // Removed with the session's temporary folder, just after the exit is published.
+    await expect.poll(() => existsSync(join(ws, '.git', 'commondir'))).toBe(false)
   })
 })
 
@@ -170,6 +171,26 @@ describe("ptypilot's own features in the sandbox", () => {
       expect(r.output).toContain('job-done')
     } finally {
       await shell.close()
+    }
+  })
+})
+
+describe('a sandbox for a program run as another user (root starts it; node-pty uid/gid)', () => {
+  it.skipIf(!ROOT)('makes the namespaces as root, then runs the program as that user', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptypilot-hostile-runas-'))
+    execFileSync('chown', ['65534:65534', dir])
+    try {
+      const nodePty = await import('../lib/node-pty.js')
+      const term = nodePty.spawn('sh', ['-c', `id -u; echo x > f && echo wrote-f; echo y > "$TMPDIR/t" && echo wrote-tmp; echo z > ${outside}/runas; chmod 777 /etc/hostname`], { cwd: dir, uid: 65534, gid: 65534, sandbox: 'workspace-write' })
+      let out = ''
+      term.onData((d: string) => (out += d))
+      await new Promise((r) => term.onExit(r))
+      expect(out).toMatch(/^65534\r?\nwrote-f\r?\nwrote-tmp/)
+      expect(out).toMatch(/runas: (Permission denied|Read-only file system)/)
+      expect(out).toMatch(/hostname.*(Read-only file system|Operation not permitted)/)
+      expect(existsSync(join(outside, 'runas'))).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -111,8 +111,9 @@ describe('allowed in the sandbox', () => {
     expect(r.output).toMatch(/exclude.*Read-only file system/)
     expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).toBe(config)
     expect(existsSync(join(ws, '.git', 'hooks', 'post-commit'))).toBe(false)
-    // commondir cannot be made read-only before it exists: made in the sandbox, it is removed at the end.
-    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false)
+    // commondir cannot be made read-only before it exists: made in the sandbox, it is removed at the
+    // end (with the session's temporary folder, just after the exit is published).
+    await expect.poll(() => existsSync(join(ws, '.git', 'commondir'))).toBe(false)
   })
 
   it('gives each program a private TMPDIR, removed when it ends', async () => {

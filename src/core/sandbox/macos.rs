@@ -166,6 +166,12 @@ fn with_terminal(profile: &str, tty: Option<&Path>) -> String {
     }
 }
 
+/// Seatbelt makes no namespaces.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+pub(super) fn makes_namespaces(_: &Prepared) -> bool {
+    false
+}
+
 /// `sandbox-exec -p PROFILE -- program args...`.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 pub(super) fn wrap_argv(

@@ -72,6 +72,10 @@ mod unsupported {
         false
     }
 
+    pub(super) fn makes_namespaces(_: &Prepared) -> bool {
+        false
+    }
+
     pub(super) fn wrap_argv(
         _: &Prepared,
         _: &Path,
@@ -400,6 +404,8 @@ pub struct TempDir {
     /// Files that must not be made in the sandbox (see
     /// [`GIT_WATCHED_FILES`]): removed on drop when one was.
     watched: Vec<PathBuf>,
+    /// The program's namespaces, held open (see [`Prepared::hold_namespaces`]).
+    held: Vec<std::fs::File>,
 }
 
 impl TempDir {
@@ -419,6 +425,7 @@ impl TempDir {
             std::fs::create_dir(&path).map(|()| TempDir {
                 path,
                 watched: Vec::new(),
+                held: Vec::new(),
             })
         };
         #[cfg(unix)]
@@ -451,6 +458,7 @@ impl TempDir {
         Ok(TempDir {
             path,
             watched: Vec::new(),
+            held: Vec::new(),
         })
     }
 
@@ -566,6 +574,22 @@ impl Prepared {
     /// is enforced); only ever non-empty with [`IfUnavailable::Warn`].
     pub fn missing(&self) -> &[String] {
         &self.missing
+    }
+
+    /// Holds the namespaces of the program `pid` (just started) open until
+    /// this sandbox's session ends: then the kernel takes them down when the
+    /// session is over, on its thread, rather than in the program's exit,
+    /// which the caller would wait for. A program already gone holds
+    /// nothing.
+    pub fn hold_namespaces(&mut self, pid: crate::core::proc_tree::Pid) {
+        if !imp::makes_namespaces(&self.platform) {
+            return;
+        }
+        for ns in ["mnt", "ipc"] {
+            if let Ok(file) = std::fs::File::open(format!("/proc/{pid}/ns/{ns}")) {
+                self.temp.held.push(file);
+            }
+        }
     }
 
     /// What to show of it once the program started, and what to keep as

@@ -103,6 +103,9 @@ impl Session {
                 return Err(err);
             }
         };
+        if let Some(sandbox) = prepared.sandbox.as_mut() {
+            sandbox.hold_namespaces(pid);
+        }
         let sandbox = prepared.sandbox.take().map(|s| s.into_applied());
         let (sandbox, sandbox_temp) = match sandbox {
             Some((applied, temp)) => (Some(applied), Some(temp)),
@@ -702,12 +705,16 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    if let Some(run_as) = prepared.run_as {
+    let in_child = wrapped.is_none() && prepared.sandbox.is_some();
+    // std changes the user before `pre_exec`; the sandbox's namespaces need
+    // root's rights, so with one the child changes it after (below).
+    if let Some(run_as) = prepared.run_as
+        && !in_child
+    {
         cmd.uid(run_as.uid).gid(run_as.gid);
     }
-    if wrapped.is_none()
-        && let Some(sandbox) = &prepared.sandbox
-    {
+    if in_child && let Some(sandbox) = &prepared.sandbox {
+        let run_as = prepared.run_as;
         // `pre_exec` takes a 'static closure; `cmd` runs it only within
         // `spawn` below, while `prepared` lives, so the address stays valid.
         let address = sandbox as *const sandbox::Prepared as usize;
@@ -721,6 +728,17 @@ pub(super) fn spawn_pipes(prepared: &Prepared, pipes: PipeOptions) -> Result<(Io
                 sandbox
                     .apply_in_child()
                     .map_err(std::io::Error::from_raw_os_error)?;
+                if let Some(run_as) = run_as {
+                    // A fork of its own: one thread, so libc's calls are
+                    // safe here.
+                    let groups = [run_as.gid as libc::gid_t];
+                    if libc::setgroups(1, groups.as_ptr()) != 0
+                        || libc::setgid(run_as.gid as libc::gid_t) != 0
+                        || libc::setuid(run_as.uid as libc::uid_t) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
                 close_on_exec_from(3);
                 Ok(())
             });

@@ -113,6 +113,11 @@ pub(super) fn needs_own_memory(p: &Prepared) -> bool {
         .is_some_and(namespaces::Plan::needs_own_memory)
 }
 
+/// The child makes namespaces of its own.
+pub(super) fn makes_namespaces(p: &Prepared) -> bool {
+    p.namespaces.is_some()
+}
+
 /// The macOS wrapper has no Linux counterpart: the child applies it.
 pub(super) fn wrap_argv(
     _: &Prepared,
