@@ -15,6 +15,59 @@ export function linuxOnly(ctx: { skip: (note?: string) => void }, why: string): 
   if (!onLinux) ctx.skip(`Linux only: ${why}`)
 }
 
+/**
+ * The user-mode emulator this process runs under (qemu-user started through
+ * binfmt_misc, as `npm run test:arm64` runs the suite), or null on a CPU that
+ * runs it natively. Read from what the process sees: qemu-user answers
+ * `/proc/self/exe` (and `/proc/<own pid>/exe`) with the emulated program, but
+ * `/proc/thread-self/exe` reaches the kernel, which names the emulator.
+ */
+export function userModeEmulator(): string | null {
+  if (!onLinux) return null
+  try {
+    const program = readlinkSync('/proc/self/exe')
+    const running = readlinkSync('/proc/thread-self/exe')
+    if (program === running) return null
+    const name = running.slice(running.lastIndexOf('/') + 1)
+    return /^qemu-/.test(name) ? 'qemu-user' : `a user-mode emulator (${name})`
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Skips the running test under user-mode emulation, naming the emulator and
+ * `what` it does not provide (`'emulate Landlock'`): for a test of something
+ * the emulator cannot pass through, never for a fault of ptypilot's.
+ */
+export function notUnderEmulation(ctx: { skip: (note?: string) => void }, what: string): void {
+  const emulator = userModeEmulator()
+  if (emulator) ctx.skip(`${emulator} does not ${what}`)
+}
+
+/**
+ * Under user-mode emulation, why the sandbox cannot be had there, or null
+ * (natively, or where it can). qemu-user passes no Landlock system call
+ * through (`landlock_create_ruleset` is ENOSYS under it on a kernel that has
+ * Landlock), so every sandboxed start is `ERR_SANDBOX_UNAVAILABLE`: the
+ * reason names the emulator and ptypilot's own message. Checked by starting
+ * `true` in the sandbox once.
+ */
+export async function sandboxMissingUnderEmulation(): Promise<string | null> {
+  const emulator = userModeEmulator()
+  if (!emulator) return null
+  const { exec } = await import('../index.js')
+  try {
+    await exec({ command: 'true', sandbox: 'workspace-write', timeoutMs: 30_000 })
+    return null
+  } catch (err) {
+    const e = err as { code?: string; message?: string }
+    if (e.code !== 'ERR_SANDBOX_UNAVAILABLE') throw err
+    const landlock = /landlock/i.test(e.message ?? '') ? ' emulate Landlock' : ' give the sandbox what it needs'
+    return `${emulator} does not${landlock}: ${(e.message ?? '').split('\n')[0]}`
+  }
+}
+
 /** Open file descriptors of this process (`/proc/self/fd`; `/dev/fd` on macOS). */
 export function fdCount(): number {
   return readdirSync(onLinux ? '/proc/self/fd' : '/dev/fd').length

@@ -80,9 +80,14 @@ function start(command: string, args: string[], options: { detached?: boolean } 
   return { child, pid: child.pid!, exit, output: () => out }
 }
 
-/** `/proc/<pid>/stat` fields: [ppid, pgid, sid]. */
+/**
+ * `/proc/<pid>/stat` fields: [ppid, pgid, sid], read from the main thread's
+ * `/proc/<pid>/task/<pid>/stat` (the same fields): under qemu-user (`npm run
+ * test:arm64`) this process's own `/proc/<pid>/stat` is qemu's made-up one,
+ * with 0 for the group and the session.
+ */
 function ids(pid: number): [number, number, number] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return [Number(f[1]), Number(f[2]), Number(f[3])]
 }

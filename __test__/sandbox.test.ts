@@ -3,7 +3,7 @@
 // same way twice: with `sandbox: 'off'` the check finds it open (so the check
 // can fail), and in the sandbox it finds it closed. Real programs: sh, python3,
 // git, cc/make, node, a local HTTP server, a Unix-socket daemon.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
@@ -12,6 +12,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, Shell, ToolRegistry, exec, sandboxRefusals, terminalTools, type SandboxOption } from '../index.js'
 import { serveMcp } from './mcp-client'
+import { sandboxMissingUnderEmulation } from './helpers'
+
+// Under user-mode emulation (`npm run test:arm64`) the sandbox cannot be had:
+// every test here skips, naming the emulator and what it lacks.
+let emulationGap: Promise<string | null> | undefined
+beforeEach(async (ctx) => {
+  emulationGap ??= sandboxMissingUnderEmulation()
+  const gap = await emulationGap
+  if (gap) ctx.skip(gap)
+})
 
 const ROOT = process.getuid?.() === 0
 /** The kernel lets TIOCSTI type into a terminal at all (`dev.tty.legacy_tiocsti`, 1 here). */

@@ -23,6 +23,8 @@
 //             for the cross targets, in one cargo run (what CI runs)
 //   --tests   instead of building: `cargo test --no-run` for the cross
 //             targets (compiles and links every test executable)
+//   --run     with --tests, Linux arm64 only: runs them too (`cargo test`;
+//             the kernel starts them through qemu-user: scripts/test-arm64.sh)
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -136,14 +138,16 @@ function clippy(platforms) {
 /**
  * `cargo test --no-run` for one cross platform: compiles and links every
  * test executable (with zig for macOS; with Debian's aarch64 gcc for Linux,
- * since zig's glibc 2.28 stubs lack `gettid`).
+ * since zig's glibc 2.28 stubs lack `gettid`). With `execute`, a Linux
+ * platform's tests also run (through binfmt_misc for another architecture).
  * @param {import('./platforms.js').Platform} platform
+ * @param {boolean} [execute]
  */
-function testsBuild(platform) {
+function testsBuild(platform, execute = false) {
   const env = crossEnv(platform)
   if (platform.format === 'elf') {
     env.CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER = 'aarch64-linux-gnu-gcc'
-    run('/usr/bin/cargo', ['test', '--no-run', '--target', platform.target], { env })
+    run('/usr/bin/cargo', ['test', ...(execute ? [] : ['--no-run']), '--target', platform.target], { env })
   } else {
     run('cargo-zigbuild', ['test', '--no-run', '--target', platform.target, ...buildStdArgs(platform)], { env })
   }
@@ -152,6 +156,7 @@ function testsBuild(platform) {
 function main() {
   const argv = process.argv.slice(2)
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null
+  const execute = argv.includes('--run')
   const mode = argv.includes('--clippy') ? 'clippy' : argv.includes('--tests') ? 'tests' : 'build'
   let platforms = only ? only.map((k) => require('./platforms.js').platform(k)) : PLATFORMS
   if (mode !== 'build') platforms = platforms.filter((p) => p.toolchain === 'debian')
@@ -174,7 +179,8 @@ function main() {
       if (problems.length > 0) throw new Error(`${path.relative(ROOT, file)} fails the binary check:\n  ${problems.join('\n  ')}`)
       console.error(`build-all: ${path.relative(ROOT, file)} (${size} MiB) passes the binary check`)
     } else {
-      testsBuild(platform)
+      if (execute && platform.format !== 'elf') throw new Error(`--run: ${platform.key}'s tests cannot run here`)
+      testsBuild(platform, execute)
     }
     times.push(`${platform.key} ${((Date.now() - t0) / 1000).toFixed(0)} s`)
   }
