@@ -28,8 +28,8 @@ import type { PtyExit, ScreenSnapshot, WaitReason } from './pty-session.js'
  * - `ERR_SANDBOX_UNAVAILABLE`: a `sandbox` was asked for and this system lacks what it needs
  *   (Landlock, the Landlock ABI a rule needs, `sandbox-exec`), named in the message; the program
  *   was not started. `sandbox: { mode, ifUnavailable: 'warn' }` starts it with what there is.
- * - `ERR_UNSUPPORTED`: the platform cannot do this: on Windows, the persistent `Shell`,
- *   `runAs` (`uid`/`gid`) and node-pty's `open()`.
+ * - `ERR_UNSUPPORTED`: the platform cannot do this: on Windows, `runAs` (`uid`/`gid`),
+ *   node-pty's `open()` and a `Shell`'s `snapshotPath`.
  * - `ERR_INTERNAL`: an unexpected failure of the operating system or of ptypilot itself (a
  *   contained panic, an argument Node-API could not convert); `cause` holds the original error.
  * - `ERR_NO_BINDING`: thrown by `require('ptypilot')` / `import` when the native addon cannot be

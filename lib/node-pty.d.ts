@@ -103,13 +103,18 @@ export interface IPtyForkOptions extends IBasePtyForkOptions {
   gid?: number
 }
 
-/** Options node-pty takes on Windows; accepted and ignored here. */
+/** Options node-pty takes on Windows; `conptyInheritCursor` is honoured there, the rest ignored. */
 export interface IWindowsPtyForkOptions extends IBasePtyForkOptions {
-  /** Windows only: ignored. */
+  /** Windows only: ignored (ptypilot always uses a pseudo console). */
   useConpty?: boolean
-  /** Windows only: ignored. */
+  /** Windows only: ignored (the system's pseudo console, never a side-loaded conpty.dll). */
   useConptyDll?: boolean
-  /** Windows only: ignored. */
+  /**
+   * Windows only: create the pseudo console with `PSEUDOCONSOLE_INHERIT_CURSOR`, as node-pty
+   * does. The console host then asks the terminal for its cursor position (`ESC[6n`) and waits
+   * for the answer before the program runs; your terminal (xterm.js) must answer it.
+   * @default false
+   */
   conptyInheritCursor?: boolean
 }
 

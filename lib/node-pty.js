@@ -267,6 +267,8 @@ class UnixTerminal {
       text: utf8,
       raw: !utf8,
       sandbox: options.sandbox,
+      // Windows: node-pty's switch for PSEUDOCONSOLE_INHERIT_CURSOR (off by default, as there).
+      conptyInheritCursor: options.conptyInheritCursor === true,
     }
     const pump = (data, exit, raw) => this.#deliver(data, exit, raw)
     try {

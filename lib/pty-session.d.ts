@@ -57,6 +57,11 @@ export interface PtyOptions {
    */
   answerQueries?: boolean
   /**
+   * Windows only (ignored elsewhere): the flags the pseudo console is created with
+   * (`CreatePseudoConsole`). All off by default, as in node-pty. See {@link ConPtyOptions}.
+   */
+  conpty?: ConPtyOptions
+  /**
    * Record the session to this file (created or replaced; relative to the current directory,
    * not `cwd`) as an asciicast v2 recording that `asciinema play` plays and `replay()` replays:
    * output with timestamps, input (`"i"` events; never input written while the terminal read a line
@@ -76,6 +81,25 @@ export interface PtyOptions {
    * @default 'off'
    */
   sandbox?: SandboxOption
+}
+
+/**
+ * The flags of a Windows pseudo console (`PtyOptions.conpty`), each off unless set. Windows
+ * only; ignored elsewhere.
+ */
+export interface ConPtyOptions {
+  /**
+   * `PSEUDOCONSOLE_INHERIT_CURSOR`: the console host starts at the terminal's cursor position,
+   * which it asks for with `ESC[6n` and **waits for before the program runs**. ptypilot's screen
+   * model answers it by default; with `answerQueries: false` and a front end that does not
+   * answer, the program never starts (a hang). node-pty's `conptyInheritCursor`.
+   * @default false
+   */
+  inheritCursor?: boolean
+  /** `PSEUDOCONSOLE_RESIZE_QUIRK`: no full repaint after a resize (for terminals that reflow their own lines). @default false */
+  resizeQuirk?: boolean
+  /** `PSEUDOCONSOLE_WIN32_INPUT_MODE`: the console host asks for win32-input-mode key events (`ESC[?9001h`). @default false */
+  win32InputMode?: boolean
 }
 
 /** Cells of one row that share colours and attributes. */

@@ -14,7 +14,11 @@ export interface ShellOptions {
    * (fish keeps its own at its prompt), with tty echo off and a prompt that
    * carries ptypilot's markers. csh, tcsh, nushell, PowerShell and other
    * shells that speak neither sh nor fish are refused (`ERR_INVALID_ARG`).
-   * @default 'bash' where installed, else 'sh'
+   *
+   * On Windows: `cmd.exe` (the default; run under Wine, not yet on Windows) or PowerShell
+   * (`powershell`, `pwsh`: built, not run); any other shell is refused. See
+   * docs/how-it-works.md, "Windows".
+   * @default 'bash' where installed, else 'sh' ('cmd.exe' on Windows)
    */
   shell?: string
   /** The shell's starting directory; must exist (`ERR_SPAWN` on the first run otherwise). @default process.cwd() */

@@ -12,11 +12,9 @@ use std::rc::Rc;
 
 use napi::Env;
 
-#[cfg(unix)]
 use std::sync::Weak;
 
 use crate::core::session::WeakSession;
-#[cfg(unix)]
 use crate::core::shell::Shell;
 use crate::core::tools::registry::WeakRegistry;
 
@@ -28,7 +26,6 @@ pub enum Owner {
     /// A ToolRegistry and its handles.
     Registry(WeakRegistry),
     /// A Shell: its shell, the commands in its terminal, its command files.
-    #[cfg(unix)]
     Shell(Weak<Shell>),
 }
 
@@ -37,7 +34,6 @@ impl Owner {
         match self {
             Owner::Session(w) => w.upgrade().is_some_and(|s| s.running()),
             Owner::Registry(w) => w.upgrade().is_some(),
-            #[cfg(unix)]
             Owner::Shell(w) => w.upgrade().is_some(),
         }
     }
@@ -54,7 +50,6 @@ impl Owner {
                     r.kill_all_now();
                 }
             }
-            #[cfg(unix)]
             Owner::Shell(w) => {
                 if let Some(s) = w.upgrade() {
                     s.kill_now();

@@ -18,9 +18,5 @@ mod options;
 mod process;
 mod pty_session;
 mod screen_model;
-#[cfg(unix)]
-mod shell;
-#[cfg(windows)]
-#[path = "shell_windows.rs"]
 mod shell;
 mod tool_registry;

@@ -39,6 +39,9 @@ pub struct NodePtyStart {
     pub raw: bool,
     /// The sandbox (the `sandbox` option of `PtyOptions`); absent: off.
     pub sandbox: Option<serde_json::Value>,
+    /// Windows: the pseudo console inherits the cursor (node-pty's
+    /// `conptyInheritCursor`); ignored elsewhere.
+    pub conpty_inherit_cursor: Option<bool>,
 }
 
 /// Core spawn options for `start_node_pty`: the environment exactly as given,
@@ -76,6 +79,10 @@ pub(crate) fn spawn_options(o: NodePtyStart) -> CoreResult<SpawnOptions> {
         #[cfg(unix)]
         input_flags: libc::IXANY | libc::IMAXBEL | if o.text { libc::IUTF8 } else { 0 },
         sandbox,
+        conpty: pty::ConPtyFlags {
+            inherit_cursor: o.conpty_inherit_cursor.unwrap_or(false),
+            ..pty::ConPtyFlags::default()
+        },
         ..SpawnOptions::default()
     })
 }

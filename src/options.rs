@@ -204,6 +204,20 @@ impl<'e> Opts<'e> {
         crate::core::sandbox::Policy::from_json(&json, &what)
     }
 
+    /// The `conpty` option: `{ inheritCursor?, resizeQuirk?, win32InputMode? }`,
+    /// each a boolean (default false). Absent: all off, as node-pty.
+    pub fn conpty(&mut self, key: &'static str) -> CoreResult<crate::core::pty::ConPtyFlags> {
+        let what = format!("{}.{key}", self.what);
+        let mut nested = Opts::new(self.get(key)?, &what)?;
+        let flags = crate::core::pty::ConPtyFlags {
+            inherit_cursor: nested.bool("inheritCursor")?.unwrap_or(false),
+            resize_quirk: nested.bool("resizeQuirk")?.unwrap_or(false),
+            win32_input_mode: nested.bool("win32InputMode")?.unwrap_or(false),
+        };
+        nested.finish()?;
+        Ok(flags)
+    }
+
     /// An array of strings.
     pub fn strings(&mut self, key: &'static str) -> CoreResult<Option<Vec<String>>> {
         let Some(v) = self.get(key)? else {

@@ -58,6 +58,7 @@ pub fn spawn_options(
     };
     let answer_queries = opts.bool("answerQueries")?.unwrap_or(true);
     let sandbox = opts.sandbox("sandbox")?;
+    let conpty = opts.conpty("conpty")?;
     // Bridged to a CancelToken by the JS layer.
     opts.skip("signal");
     Ok(SpawnOptions {
@@ -76,6 +77,7 @@ pub fn spawn_options(
         record,
         answer_queries,
         sandbox,
+        conpty,
         ..SpawnOptions::default()
     })
 }

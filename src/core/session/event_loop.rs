@@ -189,6 +189,12 @@ impl Loop {
         if now < idle_since + self.drain_idle && !over_max {
             return false;
         }
+        if sys::output_idle(&self.io) {
+            // Windows: the pseudo console was closed just now, which ends
+            // its output once the console host flushed it; drain that.
+            self.exited_at = Some(now);
+            return false;
+        }
         // The clocks ran out, but they run whether or not this thread does:
         // after a stall (a busy machine, a slow listener) what the program
         // wrote before it exited may still be in the pty, unread. So the
@@ -438,7 +444,6 @@ impl Loop {
         let Some(exit) = self.exit_watch.reap(self.pid) else {
             return;
         };
-        sys::program_exited(&self.io);
         self.status = Some(exit);
         self.exited_at = Some(Instant::now());
         // The input-state looks' descriptor of the slave must not keep the

@@ -184,6 +184,9 @@ pub struct SpawnOptions {
     /// The sandbox the program runs in (default: off). See
     /// [`crate::core::sandbox`].
     pub sandbox: crate::core::sandbox::Policy,
+    /// The Windows pseudo console's flags (default: none, as node-pty);
+    /// ignored elsewhere.
+    pub conpty: crate::core::pty::ConPtyFlags,
 }
 
 /// Terminal input flags (termios `c_iflag`).
@@ -243,6 +246,7 @@ impl Default for SpawnOptions {
             run_as: None,
             input_flags: 0,
             sandbox: crate::core::sandbox::Policy::default(),
+            conpty: crate::core::pty::ConPtyFlags::default(),
         }
     }
 }
@@ -537,8 +541,12 @@ impl Session {
                 "cannot resize: this program runs with plain pipes, not a terminal",
             ));
         };
-        crate::core::pty::set_size(fd, cols, rows)
-            .map_err(|e| Error::io("ioctl(TIOCSWINSZ)", &e))?;
+        let call = if cfg!(windows) {
+            "ResizePseudoConsole"
+        } else {
+            "ioctl(TIOCSWINSZ)"
+        };
+        crate::core::pty::set_size(fd, cols, rows).map_err(|e| Error::io(call, &e))?;
         self.shared.record(|r| r.resize(cols, rows));
         let inner = &mut *inner;
         if inner.model_on {

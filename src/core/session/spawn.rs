@@ -314,7 +314,9 @@ pub(super) fn prepare(opts: &SpawnOptions) -> Result<Prepared> {
     // argv[0] is the name the user typed when it was found on PATH, as a shell
     // passes it; otherwise the full path. `posix_spawn` runs `program` itself;
     // portable-pty (where it spawns) looks argv[0] up again with the same
-    // PATH, which finds the same file.
+    // PATH, which finds the same file. On Windows `program` is
+    // `CreateProcess`'s application name, and argv[0] only the command line's
+    // first word.
     let argv0 = if program_name.contains(['/', std::path::MAIN_SEPARATOR]) || path_env.is_none() {
         program.clone().into_os_string()
     } else {
@@ -646,9 +648,9 @@ pub(super) fn spawn_on_pty(
     Ok((Some(child), pid))
 }
 
-/// Starts `argv` on portable-pty's `slave` (its `pre_exec` on Unix, ConPTY's
-/// `CreateProcess` on Windows) with the prepared environment and working
-/// directory: the child and its pid.
+#[cfg(unix)]
+/// Starts `argv` on portable-pty's `slave` (its `pre_exec`) with the
+/// prepared environment and working directory: the child and its pid.
 pub(super) fn spawn_command(
     slave: &dyn portable_pty::SlavePty,
     argv: &[OsString],

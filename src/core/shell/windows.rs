@@ -1,6 +1,7 @@
-//! The persistent shell on Windows: not available yet; what is shared with
-//! Unix (the output-cap fixups and the marker parser, which read text only)
-//! is here, and [`unsupported`] is the coded error a caller gets.
+//! The persistent shell on Windows: `cmd.exe`, and PowerShell (built, not
+//! run here), in `windows_shell.rs`; what is shared with Unix (the
+//! output-cap fixups and the marker parser, which read text only) is
+//! included from the Unix module's files.
 //!
 //! Why the Unix backend does not carry over: it gives the shell a control
 //! FIFO it reads each command from, a secret line the shell must read
@@ -8,22 +9,8 @@
 //! descriptors 0-2 and its terminal's modes after each command. Windows has
 //! no FIFO a shell reads as stdin while its stdout is a console, no file
 //! descriptors of another process to inspect, and a pseudo console's modes
-//! are the console host's.
-//!
-//! What the two Windows shells allow for markers (the design for a
-//! Windows backend):
-//!
-//! - PowerShell (`powershell.exe` 5.1, `pwsh` 7): a `prompt` function runs
-//!   before each prompt and may write any text, `$?` and `$LASTEXITCODE`
-//!   included, so OSC markers with a nonce and the exit status can be
-//!   printed as on bash; `PSReadLine`'s `AcceptLine` handler (or
-//!   `Set-PSReadLineKeyHandler -Chord Enter`) can print the start marker.
-//!   Output reaches the pseudo console through the console host, which may
-//!   reorder it against the prompt's writes (see docs/how-it-works.md).
-//! - `cmd.exe`: `PROMPT` takes `$E` (ESC), so a prompt marker is possible,
-//!   but a prompt cannot print `%ERRORLEVEL%` (it is not expanded in
-//!   `PROMPT`), and there is no hook before a command runs: a backend must
-//!   append `& echo <marker> %ERRORLEVEL%` to each command line itself.
+//! are the console host's. So the Windows shell types one line per run into
+//! its console, and reads plain-text markers back (see `windows_shell.rs`).
 pub use fixups::{BashFixup, apply_bash_fixups};
 pub use markers::{Marker, MarkerParser, Piece};
 
@@ -31,13 +18,6 @@ pub use markers::{Marker, MarkerParser, Piece};
 mod fixups;
 #[path = "markers.rs"]
 mod markers;
-
-use crate::core::error::{Error, ErrorCode};
-
-/// `ERR_UNSUPPORTED`: the persistent shell needs a Unix shell.
-pub fn unsupported() -> Error {
-    Error::new(
-        ErrorCode::Unsupported,
-        "the persistent shell is not available on Windows yet (it drives bash, zsh or fish through a control FIFO); run commands with a session instead",
-    )
-}
+#[path = "windows_shell.rs"]
+mod windows_shell;
+pub use windows_shell::*;

@@ -1,11 +1,14 @@
-//! Starting a program on Windows: on a pseudo console (ConPTY) or with plain
-//! pipes, either way in a Job Object of the session's own; its output and
-//! input move through the session's channels (see `sys/windows.rs`).
+//! Starting a program on Windows: on a pseudo console (ConPTY, made by
+//! `core::pty::windows`) or with plain pipes, either way created suspended,
+//! put in a Job Object of the session's own and only then resumed, so no
+//! process it starts escapes the job; its output and input move through
+//! the session's channels (see `sys/windows.rs`).
 use std::ffi::OsString;
-use std::os::windows::io::{AsHandle, BorrowedHandle};
+use std::os::windows::io::OwnedHandle;
+use std::os::windows::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-use portable_pty::PtySize;
+use windows_sys::Win32::System::Threading::CREATE_SUSPENDED;
 
 use super::super::event_loop::Output;
 use super::super::output::Stream;
@@ -15,7 +18,7 @@ use super::Prepared;
 use crate::core::error::{Error, ErrorCode, Result};
 use crate::core::fds::RawFd;
 use crate::core::proc_tree::Pid;
-use crate::core::pty::Job;
+use crate::core::pty::{Job, PseudoConsole, Suspended};
 
 /// What the session thread owns: the channels, the job and the child
 /// handle. Dropping it closes them (and the pseudo console).
@@ -26,9 +29,8 @@ pub(in crate::core::session) enum Io {
         output: Channel,
         input: Channel,
         job: Job,
-        /// portable-pty's handle (the process handle), kept as long as the
-        /// session.
-        _child: Box<dyn portable_pty::Child + Send + Sync>,
+        /// The process handle, kept as long as the session.
+        _process: OwnedHandle,
     },
     /// Plain pipes.
     Pipes {
@@ -92,76 +94,65 @@ impl Io {
     }
 
     /// Closes the pseudo console once the program exited, so its output
-    /// reaches its end when drained.
-    pub(in crate::core::session) fn close_console(&self) {
-        if let Io::Pty { output, .. } = self {
-            sys::close_console(output.fd());
+    /// reaches its end when drained; true when it was open until now.
+    pub(in crate::core::session) fn close_console(&self) -> bool {
+        match self {
+            Io::Pty { output, .. } => sys::close_console(output.fd()),
+            Io::Pipes { .. } => false,
         }
     }
 }
 
-fn pipes_error(e: impl std::fmt::Display) -> Error {
-    Error::new(ErrorCode::Internal, format!("pseudo console pipes: {e}"))
-}
-
-fn job_for(handle: Option<BorrowedHandle<'_>>) -> Result<Job> {
+fn job_for(suspended: Suspended) -> Result<(Job, OwnedHandle)> {
     let job = Job::new().map_err(|e| Error::io("CreateJobObject", &e))?;
-    if let Some(handle) = handle {
-        job.assign(handle)
-            .map_err(|e| Error::io("AssignProcessToJobObject", &e))?;
-    }
-    Ok(job)
+    let process = suspended
+        .resume_in(&job)
+        .map_err(|e| Error::io("assign the program to its job and resume it", &e))?;
+    Ok((job, process))
 }
 
-/// Opens a pseudo console of the session's size and starts the program on
-/// it. `input_flags` (termios) and `run_as` have no meaning here: the
-/// first is ignored, the second refused before this is called.
+/// Opens a pseudo console of the session's size with its flags
+/// (`opts.conpty`) and starts the program on it. `input_flags` (termios)
+/// and `run_as` have no meaning here: the first is ignored, the second
+/// refused before this is called.
 pub(in crate::core::session) fn spawn_pty(
     opts: &SpawnOptions,
     prepared: &Prepared,
 ) -> Result<(Io, Pid)> {
-    let pty = portable_pty::native_pty_system();
-    let pair = pty
-        .openpty(PtySize {
-            rows: opts.rows,
-            cols: opts.cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("cannot open a pseudo console: {e}"),
-            )
-        })?;
-    let (child, pid) = super::spawn_command(&*pair.slave, &prepared.argv, prepared)?;
-    // SAFETY: portable-pty's child owns the process handle and lives as long
-    // as the session; it is only borrowed for the call.
-    let job = job_for(
-        child
-            .as_raw_handle()
-            .map(|h| unsafe { BorrowedHandle::borrow_raw(h) }),
-    )?;
-    let reader = pair.master.try_clone_reader().map_err(pipes_error)?;
-    let writer = pair.master.take_writer().map_err(pipes_error)?;
-    let output = Channel::reader(reader, format!("ptypilot-out-{pid}"))
-        .map_err(|e| Error::io("start the output reader", &e))?;
-    let input = Channel::writer(writer, format!("ptypilot-in-{pid}"))
-        .map_err(|e| Error::io("start the input writer", &e))?;
-    sys::keep_console(output.fd(), pair.master);
-    drop(pair.slave);
+    let opened = PseudoConsole::open(opts.cols, opts.rows, opts.conpty).map_err(|e| {
+        Error::new(
+            ErrorCode::Internal,
+            format!("cannot open a pseudo console: {e}"),
+        )
+    })?;
+    let program = crate::core::pty::Program {
+        program: &prepared.program,
+        argv: &prepared.argv,
+        env: &prepared.env,
+        cwd: &prepared.cwd,
+    };
+    let suspended = crate::core::pty::start_on_console(&opened.console, &program)
+        .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;
+    let pid = suspended.pid() as Pid;
+    let (job, process) = job_for(suspended)?;
+    let start = |e: std::io::Error| Error::io("start a pseudo console thread", &e);
+    let output =
+        Channel::reader(Box::new(opened.output), format!("ptypilot-out-{pid}")).map_err(start)?;
+    let input =
+        Channel::writer(Box::new(opened.input), format!("ptypilot-in-{pid}")).map_err(start)?;
+    sys::keep_console(output.fd(), opened.console);
     Ok((
         Io::Pty {
             output,
             input,
             job,
-            _child: child,
+            _process: process,
         },
         pid,
     ))
 }
 
-/// Starts the program with plain pipes, in a job of its own.
+/// Starts the program with plain pipes, suspended, then in a job of its own.
 pub(in crate::core::session) fn spawn_pipes(
     prepared: &Prepared,
     pipes: PipeOptions,
@@ -172,6 +163,7 @@ pub(in crate::core::session) fn spawn_pipes(
         .env_clear()
         .envs(prepared.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&prepared.cwd)
+        .creation_flags(CREATE_SUSPENDED)
         .stdin(if pipes.stdin {
             Stdio::piped()
         } else {
@@ -182,7 +174,14 @@ pub(in crate::core::session) fn spawn_pipes(
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::spawn("spawn", prepared.program.display().to_string(), &e))?;
-    let job = job_for(Some(child.as_handle()))?;
+    let suspended = Suspended::from_std(&child).map_err(|e| Error::io("DuplicateHandle", &e));
+    let (job, _process) = match suspended.and_then(job_for) {
+        Ok(started) => started,
+        Err(err) => {
+            let _ = child.kill();
+            return Err(err);
+        }
+    };
     let pid = child.id() as Pid;
     let start = |e: std::io::Error| Error::io("start a pipe thread", &e);
     let stdout = Channel::reader(

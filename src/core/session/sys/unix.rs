@@ -32,10 +32,13 @@ pub(in crate::core::session) fn signal_program(pid: Pid, _io: &Io, signal: Signa
     nix::sys::signal::kill(NixPid::from_raw(pid), signal).is_ok()
 }
 
-/// Nothing to do on Unix when the program exits: the terminal's end comes
-/// when the last holder of the slave closes it.
+/// Nothing to do on Unix when the program exited and its output went
+/// quiet: the terminal's end comes when the last holder of the slave
+/// closes it. False: nothing was closed.
 #[inline]
-pub(in crate::core::session) fn program_exited(_io: &Io) {}
+pub(in crate::core::session) fn output_idle(_io: &Io) -> bool {
+    false
+}
 
 /// Writes as much of `data` as the non-blocking descriptor takes now.
 pub(in crate::core::session) fn write_some(fd: RawFd, data: &[u8]) -> usize {

@@ -31,6 +31,7 @@ use super::super::output::{ReadEnd, ReadMode};
 use super::super::spawn::Io;
 use crate::core::fds::RawFd;
 use crate::core::proc_tree::Pid;
+use crate::core::pty::PseudoConsole;
 use crate::core::signal::Signal;
 
 /// Input may wait this much in a channel before [`write_some`] takes less.
@@ -78,7 +79,7 @@ struct Chan {
     flag: bool,
     /// The pseudo console whose output this channel reads, kept here so a
     /// resize can reach it by the channel's number and the exit can close it.
-    console: Option<Box<dyn portable_pty::MasterPty + Send>>,
+    console: Option<PseudoConsole>,
 }
 
 #[derive(Default)]
@@ -166,7 +167,7 @@ impl Drop for Channel {
 
 /// Closes a pseudo console on a thread of its own: `ClosePseudoConsole`
 /// can wait until its output pipe is drained (the reader thread does that).
-fn close_later(console: Box<dyn portable_pty::MasterPty + Send>) {
+fn close_later(console: PseudoConsole) {
     let _ = std::thread::Builder::new()
         .name("ptypilot-conpty-close".to_owned())
         .stack_size(64 << 10)
@@ -175,10 +176,7 @@ fn close_later(console: Box<dyn portable_pty::MasterPty + Send>) {
 
 /// Keeps `console` with output channel `fd`, for [`resize`] and
 /// [`close_console`].
-pub(in crate::core::session) fn keep_console(
-    fd: RawFd,
-    console: Box<dyn portable_pty::MasterPty + Send>,
-) {
+pub(in crate::core::session) fn keep_console(fd: RawFd, console: PseudoConsole) {
     if let Some(chan) = lock().chans.get_mut(&fd) {
         chan.console = Some(console);
     }
@@ -192,23 +190,19 @@ pub(crate) fn resize(fd: RawFd, cols: u16, rows: u16) -> std::io::Result<()> {
         .get(&fd)
         .and_then(|c| c.console.as_ref())
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))?;
-    console
-        .resize(portable_pty::PtySize {
-            rows,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .map_err(std::io::Error::other)
+    console.resize(cols, rows)
 }
 
 /// Closes the pseudo console kept with channel `fd`, so its output reaches
-/// its end once drained; the channel stays readable.
-pub(in crate::core::session) fn close_console(fd: RawFd) {
+/// its end once drained; the channel stays readable. True when a console
+/// was open until now.
+pub(in crate::core::session) fn close_console(fd: RawFd) -> bool {
     let console = lock().chans.get_mut(&fd).and_then(|c| c.console.take());
+    let open = console.is_some();
     if let Some(console) = console {
         close_later(console);
     }
+    open
 }
 
 /// Reads `source` into channel `fd` until the pipe ends. Keeps reading (and
@@ -414,10 +408,15 @@ pub(in crate::core::session) fn terminate_pid(pid: Pid) -> bool {
     unsafe { TerminateProcess(owned.as_raw_handle(), 1) != 0 }
 }
 
-/// The program exited: a pseudo console's output ends only when the console
-/// is closed, so it is closed now (the reader drains what it still holds).
-pub(in crate::core::session) fn program_exited(io: &Io) {
-    io.close_console();
+/// The program exited and its output went quiet: a pseudo console's
+/// output ends only when the console is closed, so it is closed now (the
+/// reader drains what it still holds); true when it was open until now.
+///
+/// Not at the exit itself: the console host renders what the program
+/// wrote on its own time (Wine's slowly, a cell at a time), and closing
+/// the console at the exit loses the tail it has not rendered yet.
+pub(in crate::core::session) fn output_idle(io: &Io) -> bool {
+    io.close_console()
 }
 
 /// How the loop learns that the program exited: a thread waits on the
