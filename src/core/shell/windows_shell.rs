@@ -7,7 +7,8 @@
 //! end marker with the exit status and the shell's current directory:
 //!
 //! ```text
-//! cmd:  echo __pp^_NONCE^_C&(call )&call "FILE" <nul&echo __pp^_NONCE^_E^_!ERRORLEVEL!^_!CD!
+//! cmd:  echo __pp^_NONCE^_C&(call )&set "__pp_st="&call "FILE" <nul&if defined __pp_st
+//!       (echo __pp^_NONCE^_E^_!__pp_st!^_!CD!) else (echo __pp^_NONCE^_E^_!ERRORLEVEL!^_!CD!)
 //! pwsh: Write-Host ('__pp'+'_NONCE_C'); $global:LASTEXITCODE=0; . 'FILE' <# ... #>;
 //!       Write-Host ('__pp'+'_NONCE_E_'+$st+'_'+(Get-Location).Path)
 //! ```
@@ -113,8 +114,11 @@ pub fn run_line(kind: WindowsShell, nonce: &str, file: &Path, stdin: Stdin) -> S
     match kind {
         WindowsShell::Cmd => {
             let input = if stdin == Stdin::Null { " <nul" } else { "" };
+            // The file's last line keeps its error level in __pp_st (Wine 8's
+            // `call` reports any failure as 1); `exit /b N` skips that line,
+            // and then the level after `call` is the status.
             format!(
-                "echo __pp^_{nonce}^_C&(call )&call \"{file}\"{input}&echo __pp^_{nonce}^_E^_!ERRORLEVEL!^_!CD!\r"
+                "echo __pp^_{nonce}^_C&(call )&set \"__pp_st=\"&call \"{file}\"{input}&if defined __pp_st (echo __pp^_{nonce}^_E^_!__pp_st!^_!CD!) else (echo __pp^_{nonce}^_E^_!ERRORLEVEL!^_!CD!)\r"
             )
         }
         WindowsShell::PowerShell => {
@@ -270,9 +274,12 @@ impl RunOptions {
                     text.push_str(line);
                     text.push_str("\r\n");
                 }
+                // %ERRORLEVEL% is read when this line is, after the command
+                // ran; the set runs after endlocal, so it outlives the scope.
                 if scoped {
-                    // endlocal keeps the command's error level.
-                    text.push_str("@endlocal\r\n");
+                    text.push_str("@endlocal & set \"__pp_st=%ERRORLEVEL%\"\r\n");
+                } else {
+                    text.push_str("@set \"__pp_st=%ERRORLEVEL%\"\r\n");
                 }
             }
             WindowsShell::PowerShell => {
