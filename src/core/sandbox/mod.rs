@@ -101,7 +101,9 @@ pub(crate) struct Request<'a> {
     /// What stays read-only inside `writable`.
     pub read_only: &'a [PathBuf],
     /// What stays writable inside `read_only` (a submodule's git folder
-    /// inside `.git/modules`).
+    /// inside `.git/modules`), and the git folders themselves: each is
+    /// bound over itself, so that it cannot be renamed away and replaced
+    /// by one with a configuration of the program's choosing.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub read_write: &'a [PathBuf],
     /// The program's working directory (resolved).
@@ -865,6 +867,12 @@ fn git_rule(
     read_write: &mut Vec<PathBuf>,
     watched: &mut Vec<PathBuf>,
 ) {
+    // The folder itself stays where it is: renamed away (`mv .git
+    // .git-old`), a new `.git` beside it would bring its own `config` and
+    // hooks, which the person's next git outside would obey.
+    if !read_write.iter().any(|p| p == dir) {
+        read_write.push(dir.to_owned());
+    }
     for name in GIT_MADE_FOLDERS {
         // A folder that cannot be made (a repository this user cannot
         // write) cannot be written in the sandbox either.

@@ -9,8 +9,8 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, Scope,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 
 use super::{errno, namespaces};
@@ -81,8 +81,7 @@ pub(super) fn prepare(
         });
     }
     let abi = ABI::from(abi_number.clamp(1, 7));
-    let handled = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
-    let device = (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate) & handled;
+    let (handled, device) = access(abi);
     let ruleset = if abi_number > 0 {
         Some(build_ruleset(req, plan, abi)?)
     } else {
@@ -112,6 +111,24 @@ pub(super) fn lacking_features(abi: i32) -> String {
     lacking.join(", ")
 }
 
+/// The rights handled (refused unless a rule grants them) and those of a
+/// device rule. Device ioctls (ABI 5) are handled: they are allowed on the
+/// devices listed in [`build_ruleset`] (the terminal, `/dev/tty`, `/dev/pts`,
+/// `/dev/ptmx`, `/dev/null`-like devices), on the descriptors the program
+/// inherits (opened before the rules), and refused on every other device.
+/// Without this, root opened `/dev/tty1` or `/dev/ttyS0` read-only (reading
+/// is allowed everywhere) and changed that terminal's modes and size
+/// (`TCSETS`, `TIOCSWINSZ`), or added loop devices (`/dev/loop-control`).
+/// The ioctls that type into a terminal or change its line discipline are
+/// also refused by seccomp, for the terminal the program was given.
+fn access(abi: ABI) -> (BitFlags<AccessFs>, BitFlags<AccessFs>) {
+    let handled = AccessFs::from_all(abi);
+    let device =
+        (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev)
+            & handled;
+    (handled, device)
+}
+
 fn build_ruleset(req: &Request<'_>, plan: Option<&namespaces::Plan>, abi: ABI) -> Result<OwnedFd> {
     let fail = |e: &dyn std::fmt::Display| {
         Error::io(
@@ -119,12 +136,8 @@ fn build_ruleset(req: &Request<'_>, plan: Option<&namespaces::Plan>, abi: ABI) -
             &std::io::Error::other(e.to_string()),
         )
     };
-    // Device ioctls stay unrestricted: programs set their terminal's modes
-    // through a reopened `/dev/tty`; the ioctls that type into a terminal
-    // or change its line discipline are refused by seccomp instead.
-    let handled = AccessFs::from_all(abi) & !AccessFs::IoctlDev;
+    let (handled, device) = access(abi);
     let read = AccessFs::from_read(abi);
-    let device = (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate) & handled;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(handled)

@@ -22,7 +22,9 @@
 //! 6. The roots are put back at their paths (folders made for them first
 //!    where they lie in a private mount, as the tests' workspaces in
 //!    `/tmp` do), and the Unix sockets allowed by name that lie there.
-//! 7. What stays read-only inside the roots (`.git`'s configuration and
+//! 7. Each git folder is bound over itself (a mount point cannot be
+//!    renamed: `.git` cannot be moved away and replaced). What stays
+//!    read-only inside the roots (`.git`'s configuration and
 //!    hooks, `readOnly`) is cloned, made read-only and mounted over itself;
 //!    what stays writable inside those (a submodule's git folder) is put
 //!    back over it.
@@ -103,6 +105,9 @@ pub(super) struct Plan {
     temp: Vec<CString>,
     temp_path: Option<PathBuf>,
     read_only: Vec<ReadOnly>,
+    /// Bound over themselves before the read-only paths (a git folder): a
+    /// mount point cannot be renamed or removed (`EBUSY`).
+    pinned: Vec<CString>,
     covers: Vec<CString>,
     devpts: bool,
     /// The rules Landlock gets for what only the new mounts hold.
@@ -276,6 +281,13 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
         })
         .collect::<Result<Vec<_>>>()?;
 
+    let pinned = req
+        .read_write
+        .iter()
+        .filter(|p| !req.read_only.iter().any(|r| p.starts_with(r) && *p != r))
+        .map(|p| cpath(p))
+        .collect::<Result<Vec<_>>>()?;
+
     let mut covers = Vec::new();
     let visible = |p: &Path| private_of(p).is_none() || in_roots(p);
     for socket in bound_sockets() {
@@ -317,6 +329,7 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
         temp,
         temp_path,
         read_only,
+        pinned,
         covers,
         devpts,
         rules,
@@ -492,6 +505,9 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
                 }
             }
             put_back(kept[i], &k.path)?;
+        }
+        for path in &plan.pinned {
+            put_back(clone_tree(path, false)?, path)?;
         }
         for ro in &plan.read_only {
             let mut inner = [-1 as c_int; MAX_KEPT];

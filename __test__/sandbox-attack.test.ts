@@ -1,0 +1,115 @@
+// The sandbox against the leaks an outside attack on round two found (notes of that attack:
+// each one tried through `ptypilot mcp` as root and as nobody). Each check runs twice: with the
+// sandbox off it must find the hole open (so the check can fail), in it closed.
+//
+// - `.git` renamed away and replaced by one whose `config` sets `core.fsmonitor`: the mounts over
+//   `.git/config` and `.git/hooks` move with the renamed folder, and the person's next
+//   `git status` outside runs the command. Closed by binding the git folder over itself (a mount
+//   point cannot be renamed).
+// - A terminal device outside `/dev/pts` (a serial line, a virtual console) opened read-only, as
+//   root may anywhere, and its modes or size changed by ioctl (`stty -F`). Closed by Landlock's
+//   device-ioctl right, granted only on the terminal's own devices.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { exec } from '../index.js'
+
+const ROOT = process.getuid?.() === 0
+/** Outside the workspace and outside /tmp (which the sandbox replaces). */
+const outsideParent = existsSync('/var/lib') ? '/var/lib' : tmpdir()
+const base = mkdtempSync(join(tmpdir(), 'ptypilot-attack-'))
+const outside = mkdtempSync(join(outsideParent, 'ptypilot-attack-'))
+const ws = join(base, 'ws')
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'pipe', encoding: 'utf8' })
+
+async function sh(script: string, sandbox: 'off' | 'workspace-write') {
+  const r = await exec({ command: 'sh', args: ['-c', script], cwd: ws, sandbox, timeoutMs: 20_000 })
+  return { code: r.exitCode, output: r.output }
+}
+
+beforeAll(() => {
+  mkdirSync(ws, { recursive: true })
+  git('init', '-q')
+  git('config', 'user.email', 'test@example.com')
+  git('config', 'user.name', 'test')
+  writeFileSync(join(ws, 'a.txt'), 'one\n')
+  git('add', 'a.txt')
+  git('commit', '-qm', 'first')
+})
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true })
+  rmSync(outside, { recursive: true, force: true })
+})
+
+describe('.git renamed away and replaced', () => {
+  // Moves .git aside, makes a new one with the history and a config that runs a command, then the
+  // person runs `git status` outside. The old .git is put back afterwards.
+  async function plant(sandbox: 'off' | 'workspace-write', marker: string) {
+    const r = await sh(
+      'mv .git .git-old && mkdir .git && cp -a .git-old/HEAD .git-old/objects .git-old/refs .git/ && ' +
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > .git/config && echo planted`,
+      sandbox,
+    )
+    spawnSync('git', ['status'], { cwd: ws, stdio: 'pipe' })
+    const ran = existsSync(marker)
+    if (existsSync(join(ws, '.git-old'))) {
+      rmSync(join(ws, '.git'), { recursive: true, force: true })
+      execFileSync('mv', [join(ws, '.git-old'), join(ws, '.git')])
+    }
+    return { ...r, ran }
+  }
+
+  it('open with the sandbox off, refused in it (the git folder cannot be moved)', async () => {
+    const open = await plant('off', join(outside, 'fsmonitor-off'))
+    expect(open.output).toContain('planted')
+    expect(open.ran).toBe(true)
+
+    const closed = await plant('workspace-write', join(outside, 'fsmonitor-on'))
+    expect(closed.output).toMatch(/Device or resource busy/)
+    expect(closed.output).not.toContain('planted')
+    expect(closed.ran).toBe(false)
+    // The repository is intact and still records in the sandbox.
+    const commit = await sh('echo two >> a.txt && git commit -qam second && git log --oneline | wc -l', 'workspace-write')
+    expect(commit.code).toBe(0)
+    expect(commit.output.trim().split('\n').pop()).toBe('2')
+  }, 60_000)
+})
+
+describe('terminal devices outside /dev/pts', () => {
+  // A serial line's size lives in its tty until someone sets it; stty -F opens it read-only.
+  const device = ['/dev/ttyS0', '/dev/ttyS1', '/dev/ttyS2', '/dev/ttyS3'].find(
+    (d) => existsSync(d) && spawnSync('stty', ['-F', d, 'size'], { timeout: 5000 }).status === 0,
+  )
+  const size = () => execFileSync('stty', ['-F', device!, 'size'], { encoding: 'utf8', timeout: 5000 }).trim()
+
+  it.skipIf(!ROOT || device === undefined)(
+    `root cannot change another terminal's size or modes (${device ?? 'no serial line here'}; needs root)`,
+    async (ctx) => {
+      if (!ROOT || device === undefined) ctx.skip()
+      const before = size()
+      const [rows, cols] = before.split(' ')
+      const other = String(Number(rows) === 41 ? 42 : 41)
+      try {
+        const open = await sh(`stty -F ${device} rows ${other} && echo changed`, 'off')
+        expect(open.output).toContain('changed')
+        expect(size()).toBe(`${other} ${cols}`)
+        execFileSync('stty', ['-F', device!, 'rows', rows], { timeout: 5000 })
+
+        const closed = await sh(`stty -F ${device} rows ${other} && echo changed; stty -F ${device} -echo && echo modes`, 'workspace-write')
+        expect(closed.output).not.toContain('changed')
+        expect(closed.output).not.toContain('modes')
+        expect(size()).toBe(before)
+        // The session's own terminal still takes every ioctl.
+        const own = await sh('stty rows 30 cols 100 && stty size && stty -F /dev/tty size', 'workspace-write')
+        expect(own.code).toBe(0)
+        expect(own.output).toContain('30 100')
+      } finally {
+        execFileSync('stty', ['-F', device!, 'rows', rows, 'cols', cols], { timeout: 5000 })
+      }
+    },
+    60_000,
+  )
+})
