@@ -123,7 +123,7 @@ describe('allowed in the sandbox', () => {
     expect(existsSync(join(ws, '.git', 'hooks', 'post-commit'))).toBe(false)
     // commondir cannot be made read-only before it exists: made in the sandbox, it is removed at the
     // end (with the session's temporary folder, just after the exit is published).
-    await expect.poll(() => existsSync(join(ws, '.git', 'commondir'))).toBe(false)
+    await expect.poll(() => existsSync(join(ws, '.git', 'commondir')), { timeout: 10_000 }).toBe(false)
   })
 
   it('gives each program a private TMPDIR, removed when it ends', async () => {
@@ -254,7 +254,8 @@ describe('refused, and the model told', () => {
         await served.close()
       }
     }
-  })
+    // Five MCP servers, each starting its isolated host: about 8 s quiet, over 30 s at load 20.
+  }, 120_000)
 
   it("confines the registry's interactive tools (workspace: the registry's cwd)", async () => {
     const registry = new ToolRegistry({ cwd: ws, sandbox: WRITE })
