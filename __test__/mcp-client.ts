@@ -23,7 +23,8 @@ export interface Served {
 }
 
 export interface ServeOptions {
-  env?: Record<string, string>
+  /** Added to this process's environment; a variable set to `undefined` is left out. */
+  env?: Record<string, string | undefined>
   cwd?: string
   /** Answers the server's elicitations; the client then declares the capability. */
   elicit?: (params: { message: string; requestedSchema: unknown }) => ElicitResult | Promise<ElicitResult>
@@ -33,7 +34,9 @@ export async function serveMcp(args: string[], options: ServeOptions = {}): Prom
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
-    env: { ...(process.env as Record<string, string>), ...options.env },
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, ...options.env }).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
     cwd: options.cwd,
     stderr: 'pipe',
   })

@@ -207,7 +207,7 @@ describe('refused, and the model told', () => {
   })
 
   it('reads the refusal from the program\'s own error for sh, python, node and git', () => {
-    const info = { mode: 'read-only' as const, network: true, allowHosts: null, writable: ['/t'], readOnly: [], tempDir: '/t', missing: [], summary: '' }
+    const info = { mode: 'read-only' as const, network: true, allowHosts: null, writable: ['/t'], readOnly: [], tempDir: '/t', missing: [], caches: 'none' as const, cacheDir: null, summary: '' }
     expect(sandboxRefusals([
       "sh: 1: cannot create /home/u/.bashrc: Permission denied",
       "PermissionError: [Errno 13] Permission denied: '/etc/hosts'",

@@ -440,7 +440,7 @@ function caseTables(results) {
     out.push(`### 11. Agent tasks over MCP (${x.tasks.length} tasks × ${x.repeats} runs per server; median (min–max) per task)`)
     out.push('')
     out.push(
-      `The same tasks through \`ptypilot mcp\` (${version('ptypilot')}) and DesktopCommander's MCP server (${DC_LABEL} ${x.dcVersion}), with the same MCP SDK client and a script per server doing what a competent agent would with its tools (bench/cases/agent-tasks.js): it acts on what each reply says, reads again while a program runs, and with DesktopCommander reads until it reports the exit (its replies do not say a program ended otherwise); DesktopCommander's \`start_process\` gets \`timeout_ms: 5000\` and \`interact_with_process\` its default. Wall time is from the task's first call to its last reply, without a model's thinking. "Prompt latency" is from the moment the program blocks on its prompt (it stamps the clock right before its read) to the reply at the client, over the steps that wait for a prompt (the REPL, the delayed and the password prompt).`,
+      `The same tasks through \`ptypilot mcp\` (${version('ptypilot')}; in its default sandbox, and with \`--sandbox off\`) and DesktopCommander's MCP server (${DC_LABEL} ${x.dcVersion}), with the same MCP SDK client and a script per server doing what a competent agent would with its tools (bench/cases/agent-tasks.js): it acts on what each reply says, reads again while a program runs, and with DesktopCommander reads until it reports the exit (its replies do not say a program ended otherwise); DesktopCommander's \`start_process\` gets \`timeout_ms: 5000\` and \`interact_with_process\` its default. Wall time is from the task's first call to its last reply, without a model's thinking. "Prompt latency" is from the moment the program blocks on its prompt (it stamps the clock right before its read) to the reply at the client, over the steps that wait for a prompt (the REPL, the delayed and the password prompt).`,
     )
     out.push('')
     out.push('| task | server | succeeded | wall time (ms) | tool calls | characters returned | prompt latency (ms) |')
@@ -449,13 +449,13 @@ function caseTables(results) {
       for (const s of servers) {
         const row = x.rows.find((y) => y.server === s && y.task === task)
         const lat = row.promptLatency ? spread(row.promptLatency, f0) : '–'
-        out.push(`| ${task} | ${s === 'ptypilot' ? 'ptypilot' : DC_LABEL} | ${row.ok}/${row.runs} | ${spread(row.ms, f0)} | ${spread(row.calls, f0)} | ${spread(row.chars, f0)} | ${lat} |`)
+        out.push(`| ${task} | ${serverLabel(s)} | ${row.ok}/${row.runs} | ${spread(row.ms, f0)} | ${spread(row.calls, f0)} | ${spread(row.chars, f0)} | ${lat} |`)
       }
     }
     for (const s of servers) {
       const rows = x.rows.filter((y) => y.server === s)
       const t = agentTotals(rows)
-      out.push(`| **all** | ${s === 'ptypilot' ? 'ptypilot' : DC_LABEL} | ${t.ok}/${t.runs} | ${f0(t.ms)} | ${f0(t.calls)} | ${f0(t.chars)} | max ${t.maxLatency === null ? '–' : f1(t.maxLatency)} |`)
+      out.push(`| **all** | ${serverLabel(s)} | ${t.ok}/${t.runs} | ${f0(t.ms)} | ${f0(t.calls)} | ${f0(t.chars)} | max ${t.maxLatency === null ? '–' : f1(t.maxLatency)} |`)
     }
     out.push('')
     const failures = x.rows.filter((y) => y.failures.length > 0)
@@ -499,6 +499,11 @@ function caseTables(results) {
 }
 
 const DC_LABEL = 'DesktopCommander'
+
+/** A server of the agent-tasks case as its tables name it. */
+function serverLabel(s) {
+  return { ptypilot: 'ptypilot (sandbox on)', 'ptypilot-unsandboxed': 'ptypilot (sandbox off)' }[s] ?? DC_LABEL
+}
 
 /** Totals of one server's agent-task rows: runs, successes, and the sums of the per-task medians. */
 function agentTotals(rows) {
@@ -686,6 +691,13 @@ function targetsOf(results) {
         ok: ours.calls <= peer.calls,
       })
     }
+    const unsandboxed = agentTotals(x.rows.filter((y) => y.server === 'ptypilot-unsandboxed'))
+    if (ours.runs > 0 && unsandboxed.runs > 0) t.push({
+      what: 'agent tasks over MCP: in the default sandbox within 10 % of the time without it (sum of the per-task medians, same run)',
+      measured: `${f0(ours.ms)} vs ${f0(unsandboxed.ms)} ms`,
+      ratio: `${f2(ours.ms / unsandboxed.ms)}× (≤ 1.10 is met)`,
+      ok: ours.ms <= 1.1 * unsandboxed.ms,
+    })
     if (ours.runs > 0) t.push({
       what: 'agent tasks over MCP: every step waiting for a prompt ends within 30 ms of the prompt',
       measured: `worst ${ours.maxLatency === null ? '–' : f1(ours.maxLatency)} ms over ${x.rows.filter((y) => y.server === 'ptypilot' && y.promptLatency).reduce((a, y) => a + y.promptLatency.n, 0)} steps`,

@@ -41,7 +41,8 @@ const { invalidArg, describe } = require('./errors.js')
  * environment), 'list' (repeatable or ','-separated), 'count' (a positive
  * integer), 'ms' (an integer of milliseconds, 0 allowed), 'switch' (a
  * boolean whose flag is `--no-<flag>`), 'mode' (a sandbox mode), 'network'
- * (on, off or allow-list; `--no-network` is off).
+ * (on, off or allow-list; `--no-network` is off), 'caches' (private, shared
+ * or none).
  */
 const OPTIONS = [
   { key: 'config', flag: 'config', env: 'PTYPILOT_MCP_CONFIG', kind: 'path', help: 'JSON file with any of the options below (keys as in parentheses); its relative paths are relative to the file' },
@@ -55,6 +56,7 @@ const OPTIONS = [
   { key: 'sandbox', flag: 'sandbox', env: 'PTYPILOT_MCP_SANDBOX', kind: 'mode', default: 'workspace-write', help: 'the sandbox of every program the tools run: workspace-write (write only in the working directory and a private temporary folder; .git's configuration and hooks read-only, what git records writable, for every tool), read-only, or off (default workspace-write)' },
   { key: 'network', flag: 'network', env: 'PTYPILOT_MCP_NETWORK', kind: 'network', default: 'allow-list', help: 'the network of sandboxed programs: allow-list (default: only the hosts of lib/network-allow.json and --allow-host, through a proxy; the package registries, so installs work), on (any host), or off (only Unix sockets; also --no-network)' },
   { key: 'allowHost', flag: 'allow-host', env: 'PTYPILOT_MCP_ALLOW_HOST', kind: 'list', help: 'with --network allow-list: a host name sandboxed programs may reach besides the defaults (example.org, *.example.org, optionally :PORT); repeatable' },
+  { key: 'caches', flag: 'caches', env: 'PTYPILOT_MCP_CACHES', kind: 'caches', default: 'private', help: 'where sandboxed package managers keep their caches: private (a per-user folder, ~/.cache/ptypilot/sandbox, writable in the sandbox, each tool pointed at it: npm, pnpm, yarn, pip, uv, cargo, go, ...), shared (your own ~/.npm, ~/.cache, ~/.cargo/registry, ... writable: what the sandbox writes there your own builds run later), or none (default private)' },
   { key: 'git', flag: 'git', env: 'PTYPILOT_MCP_GIT', kind: 'switch', default: true, help: 'serve the git tool (stage, rebase, log); --no-git or 0 turns it off' },
   { key: 'maxSessions', flag: 'max-sessions', env: 'PTYPILOT_MCP_MAX_SESSIONS', kind: 'count', help: 'live terminal sessions at most' },
   { key: 'maxHandles', flag: 'max-handles', env: 'PTYPILOT_MCP_MAX_HANDLES', kind: 'count', help: 'live interactive-tool handles at most (default 64)' },
@@ -80,7 +82,7 @@ function usage() {
     'Options (flag, environment variable, config key):',
   ]
   for (const o of OPTIONS) {
-    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS', mode: 'MODE', network: 'on|off|allow-list' }[o.kind]
+    const value = { path: 'PATH', paths: 'PATH', list: 'A,B', count: 'N', ms: 'MS', mode: 'MODE', network: 'on|off|allow-list', caches: 'KIND' }[o.kind]
     const flag = o.kind === 'switch' ? `--no-${o.flag}` : o.kind === 'web' ? `--${o.flag}[=PORT]` : o.kind === 'list' && o.key === 'allowHost' ? `--${o.flag} NAME` : `--${o.flag} ${value}`
     lines.push(`  ${flag.padEnd(28)}${o.env} (${o.key})`, `      ${o.help}`)
   }
@@ -111,6 +113,8 @@ function fromText(o, text, where, base) {
       if (/^(1|true|yes|on)$/i.test(text)) return 'on'
       if (/^(0|false|no|off)$/i.test(text)) return 'off'
       return networkMode(text, where)
+    case 'caches':
+      return cachesSetting(text, where)
     case 'switch':
       if (/^(1|true|yes|on)$/i.test(text)) return true
       if (/^(0|false|no|off)$/i.test(text)) return false
@@ -142,6 +146,14 @@ function networkMode(value, where) {
 function sandboxMode(value, where) {
   if (!['workspace-write', 'read-only', 'off'].includes(value)) {
     throw optionError(where, `must be workspace-write, read-only or off, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** A caches setting (`--caches`), checked. */
+function cachesSetting(value, where) {
+  if (!['private', 'shared', 'none'].includes(value)) {
+    throw optionError(where, `must be private, shared or none, got ${describe(value)}`)
   }
   return value
 }
@@ -183,6 +195,8 @@ function fromJson(o, value, where, base) {
       return sandboxMode(value, where)
     case 'network':
       return networkMode(value, where)
+    case 'caches':
+      return cachesSetting(value, where)
     case 'web':
       if (value === true) return { port: 0 }
       if (value === false) return false
@@ -426,6 +440,22 @@ function networkOption(options) {
   }
 }
 
+/**
+ * `{ sandbox }` for the tools' options, from the server's options (mode, network, caches) and
+ * `extra` fields; `{}` when the sandbox is off. Every sandbox the server makes comes from here.
+ */
+function sandboxOf(options, extra = {}) {
+  if (options.sandbox === undefined || options.sandbox === 'off') return {}
+  return {
+    sandbox: {
+      mode: options.sandbox,
+      network: networkOption(options),
+      ...(options.caches !== undefined && { caches: options.caches }),
+      ...extra,
+    },
+  }
+}
+
 /** Registers the tools `options` ask for: the terminal tools, git, the modules' tools. */
 function registerTools(registry, ptypilot, options, modules, hooks = {}) {
   if (options.terminal) {
@@ -433,8 +463,7 @@ function registerTools(registry, ptypilot, options, modules, hooks = {}) {
     registry.register(
       ptypilot.terminalTools({
         cwd: options.cwd,
-        ...(options.sandbox !== undefined &&
-          options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: networkOption(options) } }),
+        ...sandboxOf(options),
         ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
         ...(options.spillDir !== undefined && { spillDir: options.spillDir }),
         ...(options.recordDir !== undefined && { recordDir: options.recordDir }),
@@ -506,8 +535,7 @@ function createServer(options, modules = [], { stderr = process.stderr } = {}) {
     cwd: options.cwd,
     // The git tool and the modules' tools run in the same sandbox as the terminal tools, under
     // the same .git rule: what git records is writable, its configuration and hooks are not.
-    ...(options.sandbox !== undefined &&
-      options.sandbox !== 'off' && { sandbox: { mode: options.sandbox, network: networkOption(options) } }),
+    ...sandboxOf(options),
     ...(options.maxHandles !== undefined && { maxHandles: options.maxHandles }),
     ...(options.maxContentChars !== undefined && { maxContentChars: options.maxContentChars }),
     ...(options.hostTimeoutMs !== undefined && { hostTimeoutMs: options.hostTimeoutMs }),

@@ -54,6 +54,26 @@ export interface SandboxOptions {
    * @default 'error'
    */
   ifUnavailable?: 'error' | 'warn'
+  /**
+   * Where the package managers keep their caches (`workspace-write` only; a `read-only` sandbox
+   * writes no cache):
+   *
+   * - `'private'`: a per-user folder, `$XDG_CACHE_HOME/ptypilot/sandbox` (`~/.cache/ptypilot/sandbox`),
+   *   is writable, and each package manager is pointed at its own folder in it through its own
+   *   variable (`npm_config_cache`, `pnpm_config_store_dir` and `PNPM_HOME`, `YARN_CACHE_FOLDER`,
+   *   `YARN_GLOBAL_FOLDER`, `COREPACK_HOME`, `PIP_CACHE_DIR`, `UV_CACHE_DIR`, `CARGO_HOME` with the
+   *   person's `config.toml` copied in, `GOPATH`, `GOMODCACHE`, `GOCACHE`, `DENO_DIR`,
+   *   `BUN_INSTALL_CACHE_DIR`, and `XDG_CACHE_HOME` for the tools that follow it). The person's own
+   *   caches stay read-only. Every sandboxed program of the user shares this folder.
+   * - `'shared'`: the person's own cache folders that exist (`~/.npm`, `~/.cache`,
+   *   `~/.cargo/registry` and `~/.cargo/git`, `~/go/pkg/mod`, pnpm's store, Yarn's folder, or where
+   *   the tools' variables point) are writable and nothing is redirected. **Risk:** what the
+   *   sandbox writes there (a rewritten package, a compiled object) is what the person's own
+   *   builds run later, outside the sandbox.
+   * - `'none'`: no cache folder is writable and no variable is set.
+   * @default 'private'
+   */
+  caches?: 'private' | 'shared' | 'none'
 }
 
 /**
@@ -100,6 +120,14 @@ export interface SandboxInfo {
   tempDir: string
   /** What this system could not enforce (only with `ifUnavailable: 'warn'`). */
   missing: string[]
+  /** Where the package managers keep their caches (`SandboxOptions.caches`). */
+  caches: 'private' | 'shared' | 'none'
+  /**
+   * The private cache folder the package managers are pointed at (`caches: 'private'` in
+   * `workspace-write`), also listed in `writable`; `null` otherwise, or when there was no home
+   * to make it in.
+   */
+  cacheDir: string | null
   /** One line for statuses: `'workspace-write, network on'`. */
   summary: string
 }

@@ -29,7 +29,11 @@
 // downloads a browser). It runs with its telemetry off
 // (DESKTOP_COMMANDER_DISABLE_TELEMETRY) and a throw-away HOME for its config.
 //
-//   node bench/cases/agent-tasks.js [--repeats=3] [--only=repl,git] [--servers=ptypilot,desktop-commander] [--sandbox=workspace-write|read-only|off] [--verbose]
+// `ptypilot` is `ptypilot mcp` as served, in its default sandbox (workspace-write,
+// network on, private caches); `ptypilot-unsandboxed` is the same server with
+// `--sandbox off`, run in the same run so that the sandbox's cost shows.
+//
+//   node bench/cases/agent-tasks.js [--repeats=3] [--only=repl,git] [--servers=ptypilot,ptypilot-unsandboxed,desktop-commander] [--sandbox=workspace-write|read-only|off] [--verbose]
 
 const { execFileSync, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -454,7 +458,7 @@ async function main() {
   const tasks = opts.only ? String(opts.only).split(',') : TASKS
   const unknown = tasks.filter((t) => !TASKS.includes(t))
   if (unknown.length) throw new Error(`unknown task ${unknown.join(', ')} (tasks: ${TASKS.join(', ')})`)
-  const names = opts.servers ? String(opts.servers).split(',') : ['ptypilot', 'desktop-commander']
+  const names = opts.servers ? String(opts.servers).split(',') : ['ptypilot', 'ptypilot-unsandboxed', 'desktop-commander']
   const ws = workspace()
   const stampFile = path.join(ws, 'stamps.txt')
   const env = {
@@ -471,11 +475,13 @@ async function main() {
       // `--sandbox=MODE` (default: the server's own, workspace-write with the network on).
       const sandbox = opts.sandbox === undefined ? [] : ['--sandbox', String(opts.sandbox)]
       servers[name] = { server: new Server(name, process.execPath, [path.join(ROOT, 'bin', 'ptypilot.js'), 'mcp', ...sandbox], env, ws, 'pty_list'), agent: ptypilotAgent }
+    } else if (name === 'ptypilot-unsandboxed') {
+      servers[name] = { server: new Server(name, process.execPath, [path.join(ROOT, 'bin', 'ptypilot.js'), 'mcp', '--sandbox', 'off'], env, ws, 'pty_list'), agent: ptypilotAgent }
     } else if (name === 'desktop-commander') {
       const entry = desktopCommander()
       servers[name] = { server: new Server(name, process.execPath, [entry, '--no-onboarding'], env, ws, 'list_sessions'), agent: desktopCommanderAgent }
     } else {
-      throw new Error(`unknown server ${name} (servers: ptypilot, desktop-commander)`)
+      throw new Error(`unknown server ${name} (servers: ptypilot, ptypilot-unsandboxed, desktop-commander)`)
     }
   }
   for (const { server } of Object.values(servers)) await server.connect()

@@ -192,6 +192,11 @@ pub struct SandboxInfo {
     pub temp_dir: String,
     /// What this system could not enforce (only with `ifUnavailable: 'warn'`).
     pub missing: Vec<String>,
+    /// Where package managers keep their caches: `'private'`, `'shared'` or `'none'`.
+    pub caches: String,
+    /// The private cache folder the package managers are pointed at (`caches: 'private'` in
+    /// `workspace-write`), or `null`.
+    pub cache_dir: Option<String>,
     /// One line for statuses: `'workspace-write, network on'`.
     pub summary: String,
 }
@@ -217,6 +222,8 @@ impl From<&crate::core::sandbox::Applied> for SandboxInfo {
             read_only: a.read_only.iter().map(text).collect(),
             temp_dir: text(&a.temp_dir),
             missing: a.missing.clone(),
+            caches: a.policy.caches.as_str().to_owned(),
+            cache_dir: a.cache_dir.as_ref().map(text),
             summary,
         }
     }

@@ -24,7 +24,9 @@
 //!
 //! Every sandboxed program gets a private temporary folder (`TMPDIR`, and
 //! `TMP`/`TEMP`), made before it starts and removed with everything in it
-//! when the session ends ([`TempDir`]).
+//! when the session ends ([`TempDir`]), and its package managers a cache
+//! folder of their own (`caches.rs`, [`Caches`]); [`program_env`] sets the
+//! variables that say where.
 //!
 //! ```
 //! use ptypilot::core::sandbox::{Mode, Policy};
@@ -36,6 +38,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, ErrorCode, Result};
+
+mod caches;
+pub use caches::{Caches, PRIVATE_VARIABLES, private_env};
 
 #[cfg(target_os = "linux")]
 mod linux;
@@ -238,6 +243,8 @@ pub struct Policy {
     pub allow_unix_sockets: Vec<PathBuf>,
     /// Missing system support: refuse, or start with less.
     pub if_unavailable: IfUnavailable,
+    /// Where package managers keep their caches (see [`Caches`]).
+    pub caches: Caches,
     /// The workspace (`workspace-write`) when it is not the program's
     /// working directory (relative: from it). A `Shell` keeps the one it
     /// started in when a replacement shell starts where the last command
@@ -262,7 +269,7 @@ impl Policy {
 
     /// The `sandbox` option as JSON: `"off" | "read-only" |
     /// "workspace-write"`, or `{ mode, roots?, readOnly?, network?,
-    /// denyUnixSockets?, ifUnavailable? }`; `what` names it in errors
+    /// denyUnixSockets?, ifUnavailable?, caches? }`; `what` names it in errors
     /// (`ERR_INVALID_ARG`). `network: { allow }` is refused with the reason:
     /// Landlock's TCP rules name a port, not an address, so a port allowed
     /// for 127.0.0.1 would be open on every host.
@@ -351,6 +358,18 @@ impl Policy {
                 )));
             }
         };
+        policy.caches = match obj.get("caches") {
+            None | Some(Value::Null) => Caches::default(),
+            Some(v) => match v.as_str().and_then(Caches::parse) {
+                Some(caches) => caches,
+                None => {
+                    return Err(Error::invalid_arg(format!(
+                        "{} must be 'private', 'shared' or 'none', got {v}",
+                        field("caches")
+                    )));
+                }
+            },
+        };
         if let Some(unknown) = obj.keys().find(|k| {
             ![
                 "mode",
@@ -361,11 +380,12 @@ impl Policy {
                 "denyUnixSockets",
                 "allowUnixSockets",
                 "ifUnavailable",
+                "caches",
             ]
             .contains(&k.as_str())
         }) {
             return Err(Error::invalid_arg(format!(
-                "{what} has an unknown option {unknown:?} (known: mode, workspace, roots, readOnly, network, denyUnixSockets, allowUnixSockets, ifUnavailable)"
+                "{what} has an unknown option {unknown:?} (known: mode, workspace, roots, readOnly, network, denyUnixSockets, allowUnixSockets, ifUnavailable, caches)"
             )));
         }
         Ok(policy)
@@ -501,6 +521,9 @@ pub struct Applied {
     pub read_only: Vec<PathBuf>,
     /// What the system lacked (only with [`IfUnavailable::Warn`]).
     pub missing: Vec<String>,
+    /// The private cache folder the package managers are pointed at
+    /// ([`Caches::Private`]), when there was a home to make it in.
+    pub cache_dir: Option<PathBuf>,
     /// With an allow list of hosts: the proxy's refusals of this program's
     /// connections, until read.
     pub net_log: Option<crate::core::net_proxy::NetLog>,
@@ -534,6 +557,7 @@ pub struct Prepared {
     writable: Vec<PathBuf>,
     read_only: Vec<PathBuf>,
     missing: Vec<String>,
+    cache_dir: Option<PathBuf>,
     platform: imp::Prepared,
     network: Option<PendingNet>,
 }
@@ -633,6 +657,7 @@ impl Prepared {
             read_only: self.read_only,
             missing,
             net_log,
+            cache_dir: self.cache_dir,
         };
         (
             applied,
@@ -701,10 +726,28 @@ pub fn unavailable(what: &str) -> Error {
     )
 }
 
+/// Sets in `env` (the program's environment) the variables the sandbox
+/// gives it: `TMPDIR`, `TMP` and `TEMP` to its private temporary folder
+/// `temp`, and `cache_env` (where its package managers keep their caches,
+/// [`Caches`]). Each replaces the variable of that name. One place for all
+/// of them, so that a setting that needs a variable adds it here.
+fn program_env(env: &mut Vec<(String, String)>, temp: &Path, cache_env: Vec<(String, String)>) {
+    let tmp = temp.to_string_lossy().into_owned();
+    let set = ["TMPDIR", "TMP", "TEMP"]
+        .into_iter()
+        .map(|name| (name.to_owned(), tmp.clone()))
+        .chain(cache_env);
+    for (name, value) in set {
+        env.retain(|(k, _)| *k != name);
+        env.push((name, value));
+    }
+}
+
 /// Prepares `policy` for a program that runs in `cwd` (absolute): resolves
 /// the writable roots and the read-only paths, makes the private temporary
-/// folder and sets `TMPDIR`, `TMP` and `TEMP` to it in `env`, and builds
-/// the platform's rules. `None` for [`Mode::Off`].
+/// folder and the cache folder ([`Caches`]), sets the variables naming them
+/// in `env` ([`program_env`]), and builds the platform's rules. `None` for
+/// [`Mode::Off`].
 ///
 /// Errors: `ERR_INVALID_ARG` for a root that is not a folder,
 /// `ERR_SANDBOX_UNAVAILABLE` naming what the system lacks (unless
@@ -782,6 +825,17 @@ pub fn prepare(
     for dir in &policy.control {
         writable.push(canonical(dir, "the control folder")?);
     }
+    // A read-only sandbox writes nowhere but its temporary folder, caches
+    // included.
+    let caches = match policy.mode {
+        Mode::WorkspaceWrite => caches::setup(policy.caches, env),
+        _ => caches::Setup::default(),
+    };
+    for path in caches.writable {
+        if !writable.iter().any(|w| path.starts_with(w)) {
+            writable.push(path);
+        }
+    }
     writable.push(
         std::fs::canonicalize(temp.path())
             .map_err(|e| Error::io("resolve the sandbox's temporary folder", &e))?,
@@ -801,11 +855,7 @@ pub fn prepare(
         .iter()
         .filter_map(|p| std::fs::canonicalize(cwd.join(p)).ok())
         .collect();
-    let tmp = temp.path().to_string_lossy().into_owned();
-    for name in ["TMPDIR", "TMP", "TEMP"] {
-        env.retain(|(k, _)| k != name);
-        env.push((name.to_owned(), tmp.clone()));
-    }
+    program_env(env, temp.path(), caches.env);
     let mut missing = Vec::new();
     let network = match &policy.hosts {
         Some(hosts) => Some(prepare_network(hosts, env)?),
@@ -844,6 +894,7 @@ pub fn prepare(
         writable,
         read_only,
         missing,
+        cache_dir: caches.dir,
         platform,
         network,
     }))
@@ -1049,6 +1100,12 @@ mod tests {
         );
         assert_eq!(p.roots, [PathBuf::from("../b")]);
         assert_eq!(p.if_unavailable, IfUnavailable::Warn);
+        assert_eq!(p.caches, Caches::Private);
+        let shared = json!({ "mode": "workspace-write", "caches": "shared" });
+        assert_eq!(
+            Policy::from_json(&shared, "o.sandbox").unwrap().caches,
+            Caches::Shared
+        );
         for (bad, says) in [
             (json!("full"), "o.sandbox must be 'off'"),
             (
@@ -1068,6 +1125,10 @@ mod tests {
                 "unknown option \"nework\"",
             ),
             (json!({ "network": false }), "o.sandbox.mode must be"),
+            (
+                json!({ "mode": "read-only", "caches": "mine" }),
+                "o.sandbox.caches must be 'private', 'shared' or 'none', got \"mine\"",
+            ),
             (json!(3), "must be a sandbox mode or an object"),
         ] {
             let err = Policy::from_json(&bad, "o.sandbox").unwrap_err();
@@ -1090,14 +1151,20 @@ mod tests {
     }
 
     #[test]
-    fn off_prepares_nothing_and_on_sets_tmpdir() {
-        let mut env = vec![("TMPDIR".to_owned(), "/elsewhere".to_owned())];
+    fn off_prepares_nothing_and_on_sets_tmpdir_and_caches() {
+        let ws = TempDir::new().unwrap();
+        let home_dir = TempDir::new().unwrap();
+        let home = home_dir.path().to_string_lossy().into_owned();
+        let mut env = vec![
+            ("TMPDIR".to_owned(), "/elsewhere".to_owned()),
+            ("HOME".to_owned(), home),
+            ("XDG_CACHE_HOME".to_owned(), String::new()),
+        ];
         assert!(
             prepare(&Policy::default(), Path::new("/"), &mut env)
                 .unwrap()
                 .is_none()
         );
-        let ws = TempDir::new().unwrap();
         std::fs::create_dir(ws.path().join(".git")).unwrap();
         let mut policy = Policy::new(Mode::WorkspaceWrite);
         policy.if_unavailable = IfUnavailable::Warn;
@@ -1122,6 +1189,19 @@ mod tests {
             assert!(real_ws.join(".git").join(name).is_dir());
         }
         assert!(!prepared.read_only().contains(&real_ws.join(".git")));
+        // The private cache folder: writable, before the temporary folder,
+        // and the package managers pointed at it.
+        let cache = std::fs::canonicalize(home_dir.path())
+            .unwrap()
+            .join(".cache/ptypilot/sandbox");
+        assert_eq!(
+            prepared.writable()[1..],
+            [cache.clone(), PathBuf::from(&tmp)]
+        );
+        let npm = cache.join("npm").to_string_lossy().into_owned();
+        assert!(env.contains(&("npm_config_cache".to_owned(), npm)));
+        let (applied, _temp) = prepared.into_applied();
+        assert_eq!(applied.cache_dir, Some(cache));
         let bad = Policy {
             roots: vec![PathBuf::from("/no/such/root")],
             ..policy
