@@ -351,6 +351,6 @@ describe('everyday builds in ptypilot mcp\'s default sandbox', { timeout: LONG +
     }
     const bad = spawnSync(process.execPath, [join(ROOT, 'bin', 'ptypilot.js'), 'mcp', '--caches', 'mine'], { encoding: 'utf8', timeout: 30_000 })
     expect(bad.status).toBe(2)
-    expect(bad.stderr).toContain('--caches: must be private, shared or none, got "mine"')
+    expect(bad.stderr).toContain('--caches: must be private, shared or none, got string "mine"')
   })
 })
