@@ -1,6 +1,7 @@
 // Everyday builds in `ptypilot mcp`'s default sandbox (workspace-write, network on, caches
 // private): npm, pnpm, yarn, pip into a venv, uv, cargo with a dependency, go with a module
-// dependency, make, pytest, git status/diff/log, as an agent would. Each runs through the MCP server, as a model's
+// dependency, make, pytest, git status/diff/log, and `git add -p` of one hunk then `git commit`
+// through pty_start/pty_send, as an agent would. Each runs through the MCP server, as a model's
 // calls do, with HOME pointing at a test home that holds the person's own caches (~/.npm,
 // ~/.cargo, ~/.cache/pip, ~/.cache/go-build, ~/go/pkg/mod): afterwards nothing in that home but
 // ptypilot's cache folder has changed, and the package managers' downloads are in ptypilot's
@@ -154,7 +155,7 @@ beforeAll(async () => {
 
   // pnpm and Yarn (classic, as `npm i -g yarn` gives) from npm, and uv from PyPI, outside the sandbox.
   if (offline.npm === null) {
-    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', tools, 'pnpm@10', 'yarn@1'], { encoding: 'utf8', timeout: 180_000 })
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', tools, 'pnpm', 'pnpm10@npm:pnpm@10', 'yarn@1'], { encoding: 'utf8', timeout: 180_000 })
     if (r.status !== 0) missing.pnpm = missing.yarn = `installing pnpm and yarn failed: ${(r.stderr ?? '').slice(-300)}`
     path = `${join(tools, 'node_modules', '.bin')}${delimiter}${path}`
   } else {
@@ -217,35 +218,6 @@ describe('everyday builds in ptypilot mcp\'s default sandbox', { timeout: LONG +
     expect(existsSync(join(home, 'outside-file'))).toBe(false)
   })
 
-  it('npm install of a dependency from the registry', async (ctx) => {
-    if (offline.npm) return ctx.skip(offline.npm)
-    write({ 'npm-app/package.json': JSON.stringify({ name: 'npm-app', version: '1.0.0', private: true, dependencies: { 'is-number': '7.0.0' } }) })
-    const r = await run('npm install --no-audit --no-fund && node -p "require(\'is-number\')(5)"', 'npm-app')
-    expect(r.code, r.text).toBe(0)
-    expect(r.text).toContain('true')
-    expect(r.text).not.toContain('the sandbox refused')
-    expect(countFiles(join(privateCache, 'npm'))).toBeGreaterThan(0)
-  })
-
-  it('pnpm install', async (ctx) => {
-    if (missing.pnpm) return ctx.skip(missing.pnpm)
-    write({ 'pnpm-app/package.json': JSON.stringify({ name: 'pnpm-app', version: '1.0.0', private: true, dependencies: { 'is-number': '7.0.0' } }) })
-    const r = await run('pnpm install && node -p "require(\'is-number\')(5)"', 'pnpm-app')
-    expect(r.code, r.text).toBe(0)
-    expect(r.text).not.toContain('the sandbox refused')
-    // pnpm 10 keeps its store in $PNPM_HOME/store, pnpm 11 and later in pnpm_config_store_dir.
-    expect(countFiles(join(privateCache, 'pnpm', 'home', 'store')) + countFiles(join(privateCache, 'pnpm', 'store'))).toBeGreaterThan(0)
-  })
-
-  it('yarn (classic)', async (ctx) => {
-    if (missing.yarn) return ctx.skip(missing.yarn)
-    write({ 'yarn-app/package.json': JSON.stringify({ name: 'yarn-app', version: '1.0.0', private: true, license: 'MIT', dependencies: { 'is-number': '7.0.0' } }) })
-    const r = await run('yarn install --non-interactive && node -p "require(\'is-number\')(5)"', 'yarn-app')
-    expect(r.code, r.text).toBe(0)
-    expect(r.text).not.toContain('the sandbox refused')
-    expect(countFiles(join(privateCache, 'yarn'))).toBeGreaterThan(0)
-  })
-
   it('pip install into a venv', async (ctx) => {
     if (offline.pypi) return ctx.skip(offline.pypi)
     const r = await run('python3 -m venv .venv && .venv/bin/pip install --disable-pip-version-check six && .venv/bin/python -c "import six; print(\'six\', six.__version__)" && .venv/bin/python -c "import os; print(\'pip cache:\', os.environ[\'PIP_CACHE_DIR\'])"')
@@ -256,6 +228,40 @@ describe('everyday builds in ptypilot mcp\'s default sandbox', { timeout: LONG +
     // cache headers: here it stores none, inside the sandbox or out).
     expect(r.text).toContain(`pip cache: ${join(privateCache, 'pip')}`)
     expect(r.text).not.toMatch(/cache has been disabled/)
+  })
+
+  it('npm install of a dependency from the registry', async (ctx) => {
+    if (offline.npm) return ctx.skip(offline.npm)
+    write({ 'npm-app/package.json': JSON.stringify({ name: 'npm-app', version: '1.0.0', private: true, dependencies: { 'is-number': '7.0.0' } }) })
+    const r = await run('npm install --no-audit --no-fund && node -p "require(\'is-number\')(5)"', 'npm-app')
+    expect(r.code, r.text).toBe(0)
+    expect(r.text).toContain('true')
+    expect(r.text).not.toContain('the sandbox refused')
+    expect(countFiles(join(privateCache, 'npm'))).toBeGreaterThan(0)
+  })
+
+  it('pnpm install (the current pnpm, and pnpm 10)', async (ctx) => {
+    if (missing.pnpm) return ctx.skip(missing.pnpm)
+    const pkg = JSON.stringify({ name: 'pnpm-app', version: '1.0.0', private: true, dependencies: { 'is-number': '7.0.0' } })
+    write({ 'pnpm-app/package.json': pkg, 'pnpm10-app/package.json': pkg })
+    const r = await run('pnpm --version && pnpm install && node -p "require(\'is-number\')(5)"', 'pnpm-app')
+    expect(r.code, r.text).toBe(0)
+    expect(r.text).not.toContain('the sandbox refused')
+    // pnpm 11 and later keep their store in pnpm_config_store_dir, pnpm 10 in $PNPM_HOME/store.
+    expect(countFiles(join(privateCache, 'pnpm', 'store'))).toBeGreaterThan(0)
+    const r10 = await run(`node ${join(tools, 'node_modules', 'pnpm10', 'bin', 'pnpm.cjs')} install && node -p "require('is-number')(5)"`, 'pnpm10-app')
+    expect(r10.code, r10.text).toBe(0)
+    expect(r10.text).not.toContain('the sandbox refused')
+    expect(countFiles(join(privateCache, 'pnpm', 'home', 'store'))).toBeGreaterThan(0)
+  })
+
+  it('yarn (classic)', async (ctx) => {
+    if (missing.yarn) return ctx.skip(missing.yarn)
+    write({ 'yarn-app/package.json': JSON.stringify({ name: 'yarn-app', version: '1.0.0', private: true, license: 'MIT', dependencies: { 'is-number': '7.0.0' } }) })
+    const r = await run('yarn install --non-interactive && node -p "require(\'is-number\')(5)"', 'yarn-app')
+    expect(r.code, r.text).toBe(0)
+    expect(r.text).not.toContain('the sandbox refused')
+    expect(countFiles(join(privateCache, 'yarn'))).toBeGreaterThan(0)
   })
 
   it('uv', async (ctx) => {
@@ -317,6 +323,24 @@ describe('everyday builds in ptypilot mcp\'s default sandbox', { timeout: LONG +
     expect(status.text).toMatch(/M notes\.txt/)
     expect(status.text).toMatch(/notes\.txt \| 4 \+\+--/)
     expect(status.text).toMatch(/[0-9a-f]{7} (\(HEAD[^)]*\) )?notes/)
+  })
+
+  it('git add -p of one hunk through pty_start/pty_send, then git commit', async () => {
+
+    // The agent's task: stage the hunk that says so, leave the other.
+    let text = (await served.call('pty_start', { command: 'git', args: ['add', '-p'], wait_ms: 10_000 })).text
+    const id = /\[session (\S+):/.exec(text)![1]
+    for (let i = 0; i < 6 && /waiting for input/.test(text); i++) {
+      const hunk = text.slice(text.lastIndexOf('@@ '))
+      text = (await served.call('pty_send', { id, input: hunk.includes('stage this one') ? 'y<enter>' : 'n<enter>', wait_ms: 10_000 })).text
+    }
+    expect(text).toMatch(/exited 0/)
+    const commit = await run('git commit -q -m "stage one hunk" && git log --oneline -1 && git diff')
+    expect(commit.code, commit.text).toBe(0)
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, encoding: 'utf8' })
+    expect(git('log', '-1', '--format=%s')).toBe('stage one hunk\n')
+    expect(git('show', 'HEAD')).toContain('+line 3, changed: stage this one')
+    expect(git('diff')).toContain('+line 27, changed: leave this one')
   })
 
   it('nothing outside the workspace and ptypilot\'s cache folder changed', () => {
