@@ -11,8 +11,9 @@ describe('differential fuzz against xterm.js (seeded)', () => {
     const unknown = result.classes.filter((c) => !c.known).map((c) => `${c.cls}: ${show(c.example)}`)
     expect(unknown).toEqual([])
     // The generator reaches the screen: most cases agree, and the known
-    // classes do show up.
+    // classes do show up. (About one case in five has a C1 control written
+    // as UTF-8 or `ESC ( A`, which xterm.js acts on and xterm 379 does not.)
     expect(result.tried).toBe(1600)
-    expect(result.identical / result.tried).toBeGreaterThan(0.9)
-  })
+    expect(result.identical / result.tried).toBeGreaterThan(0.75)
+  }, 300_000)
 })

@@ -327,8 +327,6 @@ function repeatedCell(buffer, cols) {
  *   joins it to the character under the cursor, or gives it a cell of its
  *   own that shows it; xterm.js joins it to the cell before the cursor, or
  *   gives it a cell that shows nothing);
- * - `slrm`: `CSI Pl ; Pr s` with left and right margin mode (69) off
- *   (xterm: nothing; xterm.js saves the cursor);
  * - `lr-margins`: `CSI Pl ; Pr s` with mode 69 set: DECSLRM, left and right
  *   margins (xterm.js has neither);
  * - `lrmm-save`: `CSI s` with mode 69 set (DECSLRM in xterm, which resets
@@ -355,7 +353,12 @@ function repeatedCell(buffer, cols) {
  *   xterm.js keeps the wide character and drops what comes);
  * - `rep-marks`: REP after a character with combining marks or a variation
  *   selector joined to it (xterm repeats the character alone; xterm.js the
- *   cell with its marks).
+ *   cell with its marks);
+ * - `tab-mark`: a combining character right after a tab (HT, CHT, CBT)
+ *   that followed a printed character (xterm joins it to that character;
+ *   xterm.js to the cell before the cursor);
+ * - `sd-zero`: `CSI 0 T` (xterm's mouse highlight tracking, no scroll;
+ *   xterm.js scrolls one line).
  */
 function trace(kase) {
   const { cols } = kase
@@ -368,6 +371,9 @@ function trace(kase) {
   const savedPending = { normal: false, alternate: false }
   let tabsChanged = false
   let lrmm = false
+  // A tab came after the last character printed, with only colours, titles
+  // or bells since.
+  let afterTab = false
   // xterm's marks of wrapped rows, followed on xterm.js's line objects: each
   // continuation row (xterm.js's isWrapped) with the row that was above it
   // when it wrapped (the one xterm marks, LINEWRAPPED, moving with it), and
@@ -431,6 +437,8 @@ function trace(kase) {
         if (pending || buffer.x < n) tags.add('reverse-cub')
       }
       if (kind === 'combining' && startsWithMark(text)) tags.add('lone-mark')
+      if (kind === 'combining' && afterTab) tags.add('tab-mark')
+      if (kind === 'SD' && text === `${CSI}0T`) tags.add('sd-zero')
       if (!modes.wraparound && PRINTS.has(kind)) {
         // A wide character that reaches the right margin, or printing where
         // one ends there.
@@ -464,11 +472,16 @@ function trace(kase) {
         const chars = at >= 0 && line ? line.translateToString(false, at, at + 1) : ''
         if ([...chars].length > 1) tags.add('rep-marks')
       }
+      if (['HT', 'CHT', 'CBT'].includes(kind)) afterTab = true
+      else if (!['SGR', 'OSC-title', 'OSC4', 'OSC8', 'BEL'].includes(kind)) afterTab = false
+      const lrmmBefore = lrmm
       if (kind === 'TBC' || kind === 'HTS') tabsChanged = true
       if (kind === 'DECLRMM') lrmm = set
-      const saves = SAVES.has(kind) || ((kind === 'SAVE1048' || kind === 'ALT1049') && set) || kind === 'DECSTR'
+      // `CSI Pl ; Pr s` with mode 69 off saves the cursor, as SCOSC.
+      const save = SAVES.has(kind) || (kind === 'DECSLRM' && !lrmmBefore)
+      const saves = save || ((kind === 'SAVE1048' || kind === 'ALT1049') && set) || kind === 'DECSTR'
       if (saves) savedPending[type] = pending
-      if (normal && (SAVES.has(kind) || ((kind === 'SAVE1048' || kind === 'ALT1049') && set))) {
+      if (normal && (save || ((kind === 'SAVE1048' || kind === 'ALT1049') && set))) {
         savedAt = term.buffer.normal.baseY
       }
       term._core.writeSync(encoder.encode(text))
@@ -548,7 +561,6 @@ export const KNOWN = [
     ['switch-tabs', ['switch-tabs']],
     ['wide-no-fit', ['wide-no-fit']],
     ['lone-mark', ['lone-mark']],
-    ['slrm', ['slrm']],
     ['lr-margins', ['lr-margins']],
     ['lrmm-save', ['lrmm-save']],
     ['reverse-cub', ['reverse-cub']],
@@ -558,6 +570,11 @@ export const KNOWN = [
     ['decaln-origin', ['decaln-origin']],
     ['nowrap-wide', ['nowrap-wide']],
     ['rep-marks', ['rep-marks']],
+    ['tab-mark', ['tab-mark']],
+    ['sd-zero', ['sd-zero']],
+    ['c1-utf8', ['C1-utf8']],
+    ['latin1-g0', ['G0-UK']],
+    ['format-chars', ['zwj']],
     ['saved-cursor-scroll', ['scrolled-save']],
     ['lnm-ris', ['LNM', 'RIS']],
     ['decaln-margins', ['DECALN', 'DECSTBM']],
@@ -570,7 +587,7 @@ export const KNOWN = [
     kinds: ['DECOM', restore],
     verdict: 'follows-xterm',
   })),
-  ...['CUU', 'CUD', 'CUF', 'CUB', 'CNL', 'CPL', 'CHA', 'HPA', 'HPR', 'VPR', 'C1-utf8'].map((move) => ({
+  ...['CUU', 'CUD', 'CUF', 'CUB', 'CNL', 'CPL', 'CHA', 'HPA', 'HPR', 'VPR'].map((move) => ({
     id: 'origin-moves',
     kinds: ['DECOM', 'DECSTBM', move],
     verdict: 'follows-xterm',

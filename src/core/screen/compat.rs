@@ -168,6 +168,12 @@ pub(super) struct Compat {
     /// character printed last. Otherwise it joins the character under the
     /// cursor, or takes a cell of its own where nothing was ever written.
     written: bool,
+    /// A tab (HT, CHT, CBT) moved the cursor while `written` held (xterm's
+    /// tabulation keeps `char_was_written`): the cell printed last, and the
+    /// cursor the tab left, as (row, col) each. A combining character
+    /// there joins the cell printed last (xterm 379: `q`, CHT, U+0301 shows
+    /// `q\u{301}`); vt100 would join it to the cell before the cursor.
+    tabbed: Option<((u16, u16), (u16, u16))>,
     /// Reverse-wraparound (`CSI ? 45 h`) and its extended form (`CSI ? 1045
     /// h`).
     reverse_wrap: bool,
@@ -234,6 +240,7 @@ impl Compat {
             maybe_wrap: false,
             held_wrap: false,
             written: false,
+            tabbed: None,
             reverse_wrap: false,
             reverse_wrap_any: false,
             lrmm: false,
@@ -337,7 +344,7 @@ impl Compat {
             let b = bytes[i];
             match self.state {
                 State::Ground => {
-                    if !self.written
+                    if (!self.written || self.tabbed.is_some())
                         && b >= 0xc0
                         && let Some(n) = self.lone_mark(&mut run, i)
                     {
@@ -360,6 +367,7 @@ impl Compat {
                         if n > 0 {
                             self.printed = true;
                             self.written = true;
+                            self.tabbed = None;
                             self.maybe_wrap = true;
                             self.utf8_pending = 0;
                             i += n;

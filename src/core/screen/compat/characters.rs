@@ -19,7 +19,9 @@ impl Compat {
             } else {
                 None
             };
-            self.print_in_lr(run, i, len, width, mapped.map(str::as_bytes));
+            let mut buf = [0; 4];
+            let mapped = mapped.map(|c| c.encode_utf8(&mut buf).as_bytes());
+            self.print_in_lr(run, i, len, width, mapped);
             return;
         }
         if width == 0 {
@@ -57,18 +59,17 @@ impl Compat {
         if b < 0x80
             && let Some(mapped) = self.sets[self.shift].map(b)
         {
-            run.inject(mapped.as_bytes());
+            run.inject(mapped.encode_utf8(&mut [0; 4]).as_bytes());
             run.skip(i + 1);
         }
     }
 
     /// A combining character at `i` with no character printed right before
-    /// it (see `written`), as xterm places it: it joins the character
-    /// under the cursor, or where nothing was written there takes a cell of
-    /// its own and moves the cursor on (vt100 would join it to the cell
-    /// before the cursor, or drop it in column 0). Returns how many bytes
-    /// it took; `None` for anything else. Format characters (ZWJ and the
-    /// like) are left to vt100.
+    /// it (see `written`), as xterm 379 places it: it joins the character
+    /// under the cursor; where nothing is there it is dropped and the
+    /// cursor stays (vt100 would join it to the cell before the cursor).
+    /// Returns how many bytes it took; `None` for anything else. Format
+    /// characters (ZWJ and the like) are [`Compat::special`]'s.
     pub(super) fn lone_mark(&mut self, run: &mut Run<'_, '_>, i: usize) -> Option<usize> {
         use unicode_width::UnicodeWidthChar;
         let (len, _) = char_at(run.bytes, i);
@@ -82,6 +83,26 @@ impl Compat {
         run.flush_to(i);
         let screen = run.parser.screen();
         let (row, col) = screen.cursor_position();
+        if let Some((last, after)) = self.tabbed.take() {
+            if after != (row, col) || !self.written {
+                return None;
+            }
+            // Joins the cell printed last, before the tab.
+            let top = self.region(run.parser).0;
+            let (last_row, last_col) = last;
+            if last_col + 1 < self.cols {
+                run.inject(self.goto(last_row, last_col + 1, top).as_bytes());
+            } else {
+                self.park(run.parser, last_row);
+            }
+            run.flush_to(i + len);
+            run.inject(self.goto(row, col, top).as_bytes());
+            self.tabbed = Some((last, after));
+            return Some(len);
+        }
+        if self.written {
+            return None;
+        }
         if col >= self.cols {
             // With a wrap pending the cell under the cursor is the last
             // one, which vt100 joins it to.
@@ -103,11 +124,8 @@ impl Compat {
             }
             return Some(len);
         }
-        let stand_in = self.stand_ins.for_mark(mark)?;
+        // Nothing to join: xterm drops it.
         run.skip(i + len);
-        let mut bytes = [0; 4];
-        self.process(run.parser, stand_in.encode_utf8(&mut bytes).as_bytes());
-        self.seq_start = None;
         Some(len)
     }
 
@@ -119,6 +137,7 @@ impl Compat {
             self.vs16(run, i);
             self.printed = true;
             self.written = true;
+            self.tabbed = None;
             self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(VS16.len());
@@ -143,26 +162,31 @@ impl Compat {
             self.stand_ins.used = true;
             self.printed = true;
             self.written = true;
+            self.tabbed = None;
             self.maybe_wrap = true;
             self.utf8_pending = 0;
             return Some(FFFD.len());
         }
-        if let [0xc2, c1 @ 0x80..=0x9f, ..] = *bytes {
-            // A C1 control written as UTF-8: xterm acts on it as on its
-            // 7-bit form (ESC and c1 - 0x40); vt100 ignores it.
+        if let [0xc2, 0x80..=0x9f, ..] = *bytes {
+            // A C1 control written as UTF-8: xterm 379 in UTF-8 mode (with
+            // allowC1Printable off, its default) neither acts on it nor
+            // shows it, and REP after it repeats nothing (`A\u{85}B` shows
+            // `AB`, `A\u{9b}2CB` shows `A2CB`); vt100 may act on some.
             run.flush_to(i);
             run.skip(i + 2);
             self.printed = false;
             self.utf8_pending = 0;
-            if matches!(
-                c1,
-                0x84 | 0x85 | 0x88 | 0x90 | 0x98 | 0x9b | 0x9d | 0x9e | 0x9f
-            ) {
-                self.process(run.parser, &[0x1b, c1 - 0x40]);
-                // The sequence began outside this chunk.
-                self.seq_start = None;
-            }
             return Some(2);
+        }
+        if let Some(len) = format_len(bytes) {
+            // A format character (ZWJ, ZWNJ, direction marks, word joiner,
+            // BOM): xterm 379 leaves it out of the cells, and REP after it
+            // repeats nothing; vt100 joins it to the cell before.
+            run.flush_to(i);
+            run.skip(i + len);
+            self.printed = false;
+            self.utf8_pending = 0;
+            return Some(len);
         }
         None
     }
@@ -189,20 +213,36 @@ pub(super) const VS16: &[u8] = "\u{fe0f}".as_bytes();
 pub(super) const FFFD: &[u8] = "\u{fffd}".as_bytes();
 
 /// Where the first character in `bytes` that [`Compat::special`] handles
-/// starts: a VS16, a U+FFFD or a C1 control in UTF-8.
+/// starts: a VS16, a U+FFFD, a C1 control in UTF-8 or a format character
+/// xterm leaves out.
 pub(super) fn find_special(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
-    while let Some(k) = memchr::memchr2(0xef, 0xc2, &bytes[at..]) {
+    while let Some(k) = memchr::memchr3(0xef, 0xc2, 0xe2, &bytes[at..]) {
         let rest = &bytes[at + k..];
         if rest.starts_with(VS16)
             || rest.starts_with(FFFD)
             || matches!(rest, [0xc2, 0x80..=0x9f, ..])
+            || format_len(rest).is_some()
         {
             return Some(at + k);
         }
         at += k + 1;
     }
     None
+}
+
+/// The length of the format character `bytes` starts with, if it is one
+/// that xterm 379 leaves out of the cells (checked on the real xterm:
+/// U+200B to U+200F, U+202A to U+202E, U+2060 to U+2064, U+FEFF; it shows
+/// U+00AD and keeps U+061C).
+fn format_len(bytes: &[u8]) -> Option<usize> {
+    match *bytes {
+        [0xe2, 0x80, 0x8b..=0x8f, ..]
+        | [0xe2, 0x80, 0xaa..=0xae, ..]
+        | [0xe2, 0x81, 0xa0..=0xa4, ..]
+        | [0xef, 0xbb, 0xbf, ..] => Some(3),
+        _ => None,
+    }
 }
 
 /// True for the invisible format characters xterm ignores (it leaves

@@ -10,7 +10,11 @@ pub(super) enum Charset {
     Ascii,
     /// DEC special graphics (line drawing), `ESC ( 0`.
     DecGraphics,
-    /// United Kingdom, `ESC ( A`: `#` is `£`.
+    /// `ESC ( A`: United Kingdom with NRC mode on (`#` is `£`). With NRC
+    /// mode off, xterm's default and the only one here, xterm 379 takes it
+    /// as the upper half of ISO Latin-1: 0x20 to 0x7e print as U+00A0 to
+    /// U+00FE (`\e(Ahello #` shows `èåììï\u{a0}£`; checked on the real
+    /// xterm, fuzz/xterm.mjs).
     Uk,
 }
 
@@ -24,10 +28,10 @@ impl Charset {
     }
 
     /// The Unicode form of `b` in this set, if it differs from ASCII.
-    pub(super) fn map(self, b: u8) -> Option<&'static str> {
+    pub(super) fn map(self, b: u8) -> Option<char> {
         match self {
             Charset::Ascii => None,
-            Charset::Uk => (b == b'#').then_some("£"),
+            Charset::Uk => (0x20..=0x7e).contains(&b).then(|| char::from(b + 0x80)),
             Charset::DecGraphics => {
                 // xterm's table for 0x60..=0x7e.
                 const TABLE: [&str; 31] = [
@@ -37,6 +41,7 @@ impl Charset {
                 (0x60..=0x7e)
                     .contains(&b)
                     .then(|| TABLE[usize::from(b - 0x60)])
+                    .and_then(|t| t.chars().next())
             }
         }
     }

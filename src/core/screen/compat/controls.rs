@@ -61,7 +61,12 @@ impl Compat {
             }
             0x09 => {
                 self.printed = false;
-                if self.maybe_wrap || self.held_wrap || self.tabs.is_some() || self.lr.is_some() {
+                if self.maybe_wrap
+                    || self.held_wrap
+                    || self.written
+                    || self.tabs.is_some()
+                    || self.lr.is_some()
+                {
                     run.flush_to(i);
                     self.tab_forward(run, 1);
                     run.skip(i + 1);
@@ -72,6 +77,7 @@ impl Compat {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
                 self.printed = true;
                 self.written = true;
+                self.tabbed = None;
                 self.maybe_wrap = true;
             }
             _ => {
@@ -86,6 +92,7 @@ impl Compat {
                 }
                 self.printed = true;
                 self.written = true;
+                self.tabbed = None;
                 self.maybe_wrap = true;
             }
         }
@@ -181,6 +188,10 @@ impl Compat {
         match (p.private, p.intermediate, fin) {
             // DECSLRM, with mode 69 set (see `margins`).
             (0, 0, b's') if self.lrmm => self.set_lr_margins(run, i),
+            // `CSI 0 T` and `CSI T` with more than one parameter are xterm's
+            // mouse highlight tracking, not SD: xterm 379 does not scroll
+            // (vt100 would scroll one line).
+            (0, 0, b'T') if p.values.len() > 1 || p.values.first() == Some(&0) => cancel(run, i),
             // With left and right margins set, scrolling, inserting and
             // deleting lines and characters act between them, and moves
             // stop at them (see `margins`).
@@ -321,15 +332,12 @@ impl Compat {
                 let col = if matches!(fin, b'E' | b'F') { 0 } else { col };
                 run.inject(self.goto(target, col, top).as_bytes());
             }
-            // SCOSC / SCORC: xterm saves and restores only without
-            // parameters (with them `CSI s` is DECSLRM, or nothing when
-            // left and right margins are off, and `CSI u` nothing).
+            // SCOSC / SCORC, with or without parameters: xterm 379 saves
+            // with `CSI Pl ; Pr s` while left and right margin mode is off
+            // (with it on, that is DECSLRM, above) and restores with
+            // `CSI Ps u` (checked on the real xterm, fuzz/xterm.mjs).
             (0, 0, b's' | b'u') => {
-                let bare = p.values.is_empty();
                 run.flush_to(i + 1);
-                if !bare {
-                    return;
-                }
                 if fin == b's' {
                     run.inject(b"\x1b7");
                     self.save_charsets(alt_of(run.parser));

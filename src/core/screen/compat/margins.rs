@@ -144,6 +144,7 @@ impl Compat {
             self.held_wrap = true;
         }
         self.written = true;
+        self.tabbed = None;
     }
 
     /// An index (line feed, IND, or the wrap of a printed character) from

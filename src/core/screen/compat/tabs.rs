@@ -1,7 +1,7 @@
 //! Tab stops: set, cleared, and the moves by them (HT, CHT, CBT) as xterm
 //! makes them, keeping a pending wrap.
 
-use super::{Compat, Run, csi};
+use super::{Compat, Parser, Run, csi};
 
 impl Compat {
     /// Moves the cursor `n` tab stops right, as xterm's HT and CHT: no
@@ -22,13 +22,40 @@ impl Compat {
         } else if target != col {
             run.inject(&csi(target + 1, b'G'));
         }
+        self.note_tab(run.parser, (row, col));
+    }
+
+    /// After a tab from `before`: where a combining character goes next (see
+    /// `tabbed`), when a character was printed right before it.
+    fn note_tab(&mut self, parser: &Parser, before: (u16, u16)) {
+        let (row, col) = before;
+        let after = parser.screen().cursor_position();
+        if let Some((last, _)) = self.tabbed {
+            // A tab after a tab: still the cell printed before the first.
+            self.tabbed = Some((last, after));
+            return;
+        }
+        if !self.written || after == before || col == 0 {
+            return;
+        }
+        let mut last = col.min(self.cols) - 1;
+        if last > 0
+            && col < self.cols
+            && parser
+                .screen()
+                .cell(row, last)
+                .is_some_and(|c| c.is_wide_continuation())
+        {
+            last -= 1;
+        }
+        self.tabbed = Some(((row, last), after));
     }
 
     /// Moves the cursor `n` tab stops left, as xterm's CBT: a pending wrap
     /// stays pending at the new column (xterm's tabulation never clears the
     /// flag; the next character still wraps).
     pub(super) fn tab_back(&mut self, run: &mut Run<'_, '_>, n: u16) {
-        let (_, col) = run.parser.screen().cursor_position();
+        let (row, col) = run.parser.screen().cursor_position();
         if col >= self.cols {
             self.held_wrap = true;
         }
@@ -38,6 +65,7 @@ impl Compat {
         if target != col {
             run.inject(&csi(target + 1, b'G'));
         }
+        self.note_tab(run.parser, (row, col));
     }
 
     pub(super) fn tabs_mut(&mut self) -> &mut Vec<bool> {

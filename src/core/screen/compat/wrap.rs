@@ -41,6 +41,7 @@ impl Compat {
     pub(super) fn reset_wrap(&mut self) {
         self.held_wrap = false;
         self.written = false;
+        self.tabbed = None;
     }
 
     /// Before a control at `at` that ends a pending wrap in xterm
