@@ -47,7 +47,10 @@ describe.skipIf(!chromiumAvailable)(
 
     beforeAll(async () => {
       records = mkdtempSync(join(tmpdir(), 'ptypilot-casts-'))
-      secretFile = join(mkdtempSync(join(tmpdir(), 'ptypilot-secret-')), 'expected')
+      // Not under /tmp: the program runs in ptypilot mcp's default sandbox, whose /tmp is its own.
+      const secrets = join(__dirname, '..', 'target')
+      mkdirSync(secrets, { recursive: true })
+      secretFile = join(mkdtempSync(join(secrets, 'ptypilot-secret-')), 'expected')
       writeFileSync(secretFile, PASSWORD)
       agent = await serveMcp(['--web', '--record-dir', records, '--no-git'])
       await vi.waitFor(() => expect(agent.stderr()).toMatch(/live panel of the terminal sessions: \S+/), { timeout: 15_000 })
