@@ -9,6 +9,11 @@
 // - A terminal device outside `/dev/pts` (a serial line, a virtual console) opened read-only, as
 //   root may anywhere, and its modes or size changed by ioctl (`stty -F`). Closed by Landlock's
 //   device-ioctl right, granted only on the terminal's own devices.
+// - Root raising its own claim on the machine past every other process: real-time scheduling
+//   (`chrt -f`) or a negative nice, which a busy loop turns into starving the whole machine, and
+//   memory locked past `RLIMIT_MEMLOCK`, which cannot be swapped out (the OOM killer then takes
+//   processes outside). Closed by dropping `CAP_SYS_NICE`, `CAP_IPC_LOCK`, `CAP_SYS_RESOURCE` and
+//   `CAP_LEASE` too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -109,6 +114,38 @@ describe('terminal devices outside /dev/pts', () => {
       } finally {
         execFileSync('stty', ['-F', device!, 'rows', rows, 'cols', cols], { timeout: 5000 })
       }
+    },
+    60_000,
+  )
+})
+
+describe('root claiming the machine from inside', () => {
+  // Each step prints its name when the kernel let it through: a real-time policy, a negative nice
+  // (nice itself runs the command anyway; the niceness it then reports tells),
+  // 64 MiB locked in memory (the lock limit is 8 MiB by default; root passes it only with
+  // CAP_IPC_LOCK). Nothing runs long: the claims are taken and given back at once.
+  const python = ['/usr/bin/python3', 'python3'].find((p) => spawnSync(p, ['-c', ''], { timeout: 5000 }).status === 0)
+  const script =
+    'chrt -f 1 true && echo realtime; [ "$(nice -n -5 nice 2>/dev/null)" = -5 ] && echo negative-nice; ' +
+    `${python} -c "import ctypes,mmap; m=mmap.mmap(-1, 64<<20); l=ctypes.CDLL(None, use_errno=True); ` +
+    `print('locked' if l.mlock(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), 64<<20) == 0 else 'not locked')"`
+
+  it.skipIf(!ROOT || python === undefined)(
+    'root cannot take real-time scheduling, a negative nice or locked memory past its limit (needs root)',
+    async (ctx) => {
+      if (!ROOT || python === undefined) ctx.skip()
+      const open = await sh(script, 'off')
+      expect(open.output).toContain('realtime')
+      expect(open.output).toContain('negative-nice')
+      expect(open.output).toMatch(/^locked/m)
+
+      const closed = await sh(script, 'workspace-write')
+      expect(closed.output).not.toContain('realtime')
+      expect(closed.output).not.toContain('negative-nice')
+      expect(closed.output).toContain('not locked')
+      // Its own priority it may still lower.
+      const lower = await sh('echo niceness $(nice -n 5 nice)', 'workspace-write')
+      expect(lower.output).toContain('niceness 5')
     },
     60_000,
   )
