@@ -6,8 +6,9 @@
 // curl (HTTP, HTTPS through CONNECT, SOCKS5), git (dumb HTTP), python3 (direct
 // sockets, DNS, UDP). Every refusal must reach the tool reply.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createTcpServer, type Server } from 'node:net'
@@ -16,7 +17,7 @@ import { join } from 'node:path'
 import { exec, terminalTools, ToolRegistry, type SandboxOption } from '../index.js'
 import { serveMcp } from './mcp-client'
 
-const NAMES = ['origin.test', 'tls.test', 'git.test', 'denied.test', 'yes.test', 'no.test']
+const NAMES = ['origin.test', 'tls.test', 'git.test', 'denied.test', 'yes.test', 'no.test', 'big.test', 'half.test', 'slow.test']
 process.env.PTYPILOT_NET_TEST_HOSTS = NAMES.map((n) => `${n}=127.0.0.1`).join(',')
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0
@@ -32,6 +33,16 @@ let port = 0
 let tlsPort = 0
 let gitPort = 0
 let localPort = 0
+/** 50 MB of random bytes served whole by `big` (GET), and `sums` answering the SHA-256 of what it read once the client shut its side. */
+const BIG = randomBytes(50_000_000)
+const BIG_SHA = createHash('sha256').update(BIG).digest('hex')
+let big: HttpServer
+let bigPort = 0
+let sums: Server
+let sumsPort = 0
+/** A port that never takes a connection (python3, below), and its process. */
+let blackhole: ChildProcess | null = null
+let blackholePort = 0
 
 const listening = (s: { listening: boolean; once: (e: string, f: () => void) => unknown }) =>
   new Promise<void>((r) => (s.listening ? r() : s.once('listening', r)))
@@ -83,7 +94,41 @@ beforeAll(async () => {
     }
   }).listen(0, '127.0.0.1')
   local = createTcpServer((c) => c.end('local-port-answered\n')).listen(0, '127.0.0.1')
-  await Promise.all([origin, gitServer, local, ...(tls ? [tls] : [])].map(listening))
+  big = createHttpServer((_, res) => {
+    res.setHeader('Content-Length', BIG.length)
+    res.end(BIG)
+  }).listen(0, '127.0.0.1')
+  sums = createTcpServer((c) => {
+    const hash = createHash('sha256')
+    let n = 0
+    c.on('data', (d) => {
+      hash.update(d)
+      n += d.length
+    })
+    c.on('end', () => c.end(`got ${n} ${hash.digest('hex')}\n`))
+  }).listen(0, '127.0.0.1')
+  await Promise.all([origin, gitServer, local, big, sums, ...(tls ? [tls] : [])].map(listening))
+  bigPort = portOf(big)
+  sumsPort = portOf(sums)
+  if (CURL) {
+    // A listener with a backlog of 0 that never accepts, its queue filled until a connection
+    // times out: the kernel drops every further SYN, so a connection to it waits (deterministic,
+    // unlike an address with no route, which may be refused at once).
+    const script = [
+      'import socket, sys',
+      'l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)',
+      'held = []',
+      'while True:',
+      '    s = socket.socket(); s.settimeout(0.3)',
+      '    try: s.connect(l.getsockname())',
+      '    except socket.timeout: break',
+      '    held.append(s)',
+      'print(l.getsockname()[1], flush=True)',
+      'sys.stdin.read()',
+    ].join('\n')
+    blackhole = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] })
+    blackholePort = await new Promise<number>((resolve) => blackhole!.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
+  }
   port = portOf(origin)
   gitPort = portOf(gitServer)
   localPort = portOf(local)
@@ -95,6 +140,9 @@ afterAll(() => {
   tls?.close()
   gitServer?.close()
   local?.close()
+  big?.close()
+  sums?.close()
+  blackhole?.kill()
   rmSync(base, { recursive: true, force: true })
 })
 
@@ -130,6 +178,41 @@ describe.skipIf(!CURL)('an allowed name through the proxy', () => {
     expect(r.output).toContain('origin-answered GET /socks')
   })
 
+  it('a 50 MB body arrives whole through plain HTTP, CONNECT and SOCKS5 (its SHA-256)', async () => {
+    const url = `http://big.test:${bigPort}/`
+    const script = [
+      `curl -sS ${url} | sha256sum`,
+      `curl -sS --proxytunnel ${url} | sha256sum`,
+      `curl -sS --noproxy '' --socks5-hostname "\${ALL_PROXY#socks5h://}" ${url} | sha256sum`,
+    ].join('; ')
+    const r = await exec({ command: 'sh', args: ['-c', script], cwd: ws, sandbox: allowList(), timeoutMs: 60_000 })
+    expect(r.output.match(/[0-9a-f]{64}/g)).toEqual([BIG_SHA, BIG_SHA, BIG_SHA])
+  }, 90_000)
+
+  it("the client's half-close goes through a CONNECT tunnel, and the answer still comes back", async () => {
+    // Python sends 3 MB through the tunnel, shuts its side, then reads the server's answer.
+    const script = [
+      'import hashlib, os, socket',
+      'data = os.urandom(3_000_000)',
+      'port = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])',
+      's = socket.create_connection(("127.0.0.1", port))',
+      `s.sendall(b"CONNECT half.test:${sumsPort} HTTP/1.1\\r\\n\\r\\n")`,
+      'head = b""',
+      'while not head.endswith(b"\\r\\n\\r\\n"): head += s.recv(1)',
+      'print(head.split(b"\\r\\n")[0].decode())',
+      's.sendall(data); s.shutdown(socket.SHUT_WR)',
+      'answer = b""',
+      'while True:',
+      '    d = s.recv(65536)',
+      '    if not d: break',
+      '    answer += d',
+      'print(answer.decode().strip() == f"got {len(data)} {hashlib.sha256(data).hexdigest()}", answer.decode().strip())',
+    ].join('\n')
+    const sandbox: SandboxOption = { mode: 'workspace-write', network: { allow: ['half.test'] } }
+    const r = await exec({ command: 'python3', args: ['-c', script], cwd: ws, sandbox, timeoutMs: 30_000 })
+    expect(r.output).toMatch(/^HTTP\/1\.1 200 Connection established\r?\nTrue got 3000000 [0-9a-f]{64}/)
+  })
+
   // Without root the network namespace comes inside a user namespace (and the child forks). The
   // package is copied where that user can read it; the program runs as nobody.
   it.skipIf(process.getuid?.() !== 0 || !has('setpriv'))('as an unprivileged user: the allowed name through the proxy, a direct connection refused', async () => {
@@ -159,6 +242,29 @@ describe.skipIf(!CURL)('an allowed name through the proxy', () => {
     } finally {
       rmSync(home, { recursive: true, force: true })
     }
+  })
+
+  it('a process the program left behind keeps the allow list until it ends: the proxy answers it, a direct connection gets no route', async () => {
+    // The program starts a detached job and exits at once; the job's connections come after the
+    // session ended.
+    const dir = mkdtempSync(join(ws, 'left-'))
+    writeFileSync(
+      join(dir, 'late.sh'),
+      [
+        'sleep 1',
+        `curl -sS http://origin.test:${port}/late > late.txt 2>&1`,
+        `python3 -c 'import socket; socket.create_connection(("10.1.2.3", 80), timeout=5)' > direct.txt 2>&1`,
+        'touch done',
+      ].join('\n'),
+    )
+    // SIGHUP ignored before the fork: the terminal's hang-up when sh exits must not end the job
+    // before setsid detached it.
+    const job = `trap '' HUP; setsid sh late.sh </dev/null >/dev/null 2>&1 &`
+    const r = await exec({ command: 'sh', args: ['-c', job], cwd: dir, sandbox: allowList(), timeoutMs: 30_000 })
+    expect(r.exitCode).toBe(0)
+    for (let i = 0; i < 300 && !existsSync(join(dir, 'done')); i++) await new Promise((res) => setTimeout(res, 100))
+    expect(readFileSync(join(dir, 'late.txt'), 'utf8')).toBe('origin-answered GET /late')
+    expect(readFileSync(join(dir, 'direct.txt'), 'utf8')).toMatch(/Network is unreachable/)
   })
 
   it('a local port of this machine named in local', async () => {
@@ -191,6 +297,16 @@ describe.skipIf(!CURL)('refused and told', () => {
     const udp = await toolSh(`python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("93.184.216.34", 9999))'`, allowList())
     expect(udp).toMatch(/the sandbox refused: UDP to 93\.184\.216\.34:9999/)
   })
+
+  it('an allowed host that never answers, and one whose name does not resolve, fail in time and are told', async () => {
+    const sandbox: SandboxOption = { mode: 'workspace-write', network: { allow: ['slow.test', 'nowhere.invalid'] } }
+    const text = await toolSh(`curl -sS http://slow.test:${blackholePort}/; curl -sS https://nowhere.invalid/`, sandbox)
+    // The program's own answer (the proxy's 504 body), then the reply's lines.
+    expect(text).toContain(`ptypilot: could not reach slow.test:${blackholePort} (allowed, but it did not answer within 10 s)`)
+    expect(text).toContain(`the network proxy could not reach slow.test:${blackholePort} (allowed, but it did not answer within 10 s)`)
+    expect(text).toMatch(/the network proxy could not reach nowhere\.invalid:443 \(allowed, but its name did not resolve/)
+    expect(text).not.toContain('the sandbox refused: the network proxy')
+  }, 60_000)
 
   it('a refusal line is at most 5 lines in a reply', async () => {
     const script = Array.from({ length: 8 }, (_, i) => `curl -s http://n${i}.example/ >/dev/null`).join('; ')

@@ -25,6 +25,8 @@ const QUOTED = /[‘'"`“]([^'"`’”\s]+)['"’”`]/g
 const PATHLIKE = /(?:^|[\s:=(])((?:~|\.{1,2})?\/[^\s:'"`’,;)]*|[\w.+-]+\/[^\s:'"`’,;)]*)/g
 /** A bare name right before the error (`sh: 1: cannot create notes.txt: Permission denied`). */
 const BEFORE_ERROR = /(?:^|\s)([^\s:'"`‘’]+): (?:Permission denied|Read-only file system|Operation not permitted)/g
+/** How the proxy's note of an allowed host it could not reach begins (core::net_proxy::UNREACHABLE). */
+const UNREACHABLE = 'the network proxy could not reach '
 /** A connection with no route: the sandbox's network namespace has only the proxy. */
 const NO_ROUTE = /Network is unreachable|\bENETUNREACH\b|\[Errno 101\]|connect: network is unreachable|No route to host/
 /** The name a failed lookup names (curl, git, Node, Python, Go). */
@@ -241,7 +243,10 @@ function sandboxRefusals(output, sandbox, options) {
   }
   // A program that advises sudo or chown for what the sandbox refused: that advice does not apply.
   const advice = seen.size > 0 && SUDO_ADVICE.test(output) ? '; sudo or chown will not help' : ''
-  const lines = [...seen].map((r) => `the sandbox refused: ${advice === '' ? r : r.replace(/\)$/, `${advice})`)}`)
+  // The proxy's notes of allowed hosts it could not reach are not refusals: they are told as they are.
+  const lines = [...seen].map((r) =>
+    r.startsWith(UNREACHABLE) ? r : `the sandbox refused: ${advice === '' ? r : r.replace(/\)$/, `${advice})`)}`,
+  )
   if (lines.length <= max) return lines
   return [...lines.slice(0, max - 1), `the sandbox refused ${lines.length - max + 1} more`]
 }

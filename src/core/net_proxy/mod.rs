@@ -19,14 +19,19 @@
 //! ([`NetPolicy::decide`]). There is one [`Proxy`] per policy in the
 //! process (its answers to asked hosts are kept for the process's life)
 //! and one [`Bridge`] per program (its listeners, closed when the session
-//! ends, which lets the namespace go). Every refusal is written to the
-//! program's [`NetLog`], which the tool replies read.
+//! ends and no process of the sandbox is left, which lets the namespace
+//! go). Every refusal, and every allowed host the proxy could not reach
+//! within [`CONNECT_TIMEOUT`], is written to the program's [`NetLog`],
+//! which the tool replies read. The bytes of a connection go from socket
+//! to socket through a pipe (`relay`, `splice(2)` on Linux).
 //!
 //! The proxy runs on a tokio runtime of its own, on one thread
-//! (`ptypilot-net`), started the first time a program needs it.
+//! (`ptypilot-net`), started the first time a program needs it; nothing on
+//! it blocks (names are resolved on tokio's blocking threads).
 
 mod policy;
 mod proxy;
+mod relay;
 
 #[cfg(target_os = "linux")]
 pub(crate) mod linux;
@@ -44,18 +49,39 @@ pub const MAX_LOCAL_PORTS: usize = 16;
 /// next free one when `local` names it).
 pub const PROXY_PORT: u16 = 3128;
 
+/// How long the proxy waits for a name's addresses, and then for each
+/// address to take the connection, before it answers the program that the
+/// host could not be reached (502/504, or SOCKS "host unreachable").
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How the refusal log's notes of allowed hosts the proxy could not reach
+/// begin (the others are refusals): "the network proxy could not reach
+/// x.org:443 (allowed, but it did not answer within 10 s)".
+pub const UNREACHABLE: &str = "the network proxy could not reach ";
+
+/// A wait as a message says it: "10 s", "300 ms".
+fn waited(d: std::time::Duration) -> String {
+    if d.as_millis() % 1000 == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
 /// The variable naming the test-only resolver map: `name=ip,name=ip`.
 /// Names in it resolve to the address given instead of through DNS (the
 /// project's tests give names to servers they start on 127.0.0.1).
 pub const TEST_HOSTS_VAR: &str = "PTYPILOT_NET_TEST_HOSTS";
 
-/// The refusals of one program's connections, newest last, until read.
+/// The refusals of one program's connections, and the allowed hosts the
+/// proxy could not reach ([`UNREACHABLE`]), newest last, until read.
 #[derive(Clone, Default)]
 pub struct NetLog(Arc<Mutex<Vec<String>>>);
 
 impl NetLog {
     /// Notes a refusal (a phrase: "a connection to x.org:443 (not on the
-    /// allow list)"); the same one twice is kept once, and at most 50.
+    /// allow list)") or a host not reached (a sentence beginning with
+    /// [`UNREACHABLE`]); the same one twice is kept once, and at most 50.
     pub fn push(&self, what: String) {
         let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if !log.contains(&what) && log.len() < 50 {
@@ -118,6 +144,8 @@ pub struct Proxy {
     answers: Mutex<HashMap<String, Answer>>,
     /// The test-only resolver map ([`TEST_HOSTS_VAR`]).
     test_hosts: HashMap<String, IpAddr>,
+    /// [`CONNECT_TIMEOUT`], shorter in tests.
+    connect_timeout: std::time::Duration,
 }
 
 impl Proxy {
@@ -139,7 +167,20 @@ impl Proxy {
             policy,
             answers: Mutex::new(HashMap::new()),
             test_hosts,
+            connect_timeout: CONNECT_TIMEOUT,
         }
+    }
+
+    /// How long it waits for a name, then for each address.
+    pub fn connect_timeout(&self) -> std::time::Duration {
+        self.connect_timeout
+    }
+
+    /// The same with another wait for names and connections.
+    #[cfg(test)]
+    pub(crate) fn with_connect_timeout(mut self, wait: std::time::Duration) -> Proxy {
+        self.connect_timeout = wait;
+        self
     }
 
     /// The policy.
@@ -191,7 +232,10 @@ impl Proxy {
 
     /// The addresses of `host` (names in the test map first); a name whose
     /// every address is this machine's loopback is refused unless mapped
-    /// by the test map (`local` is the way to this machine's ports).
+    /// by the test map (`local` is the way to this machine's ports). The
+    /// system's resolver (`getaddrinfo`, which blocks) runs on tokio's
+    /// blocking threads, never on the proxy's; it is given up after the
+    /// connect timeout.
     pub async fn resolve(
         &self,
         host: &str,
@@ -204,15 +248,27 @@ impl Proxy {
         if let Some(ip) = self.test_hosts.get(&bare.to_ascii_lowercase()) {
             return Ok(vec![(*ip, port).into()]);
         }
-        let found: Vec<_> = tokio::net::lookup_host((bare, port)).await?.collect();
+        let found: Vec<_> =
+            tokio::time::timeout(self.connect_timeout, tokio::net::lookup_host((bare, port)))
+                .await
+                .map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no answer within {}", waited(self.connect_timeout)),
+                    )
+                })??
+                .collect();
         if !found.is_empty()
             && found
                 .iter()
                 .all(|a| a.ip().is_loopback() || a.ip().is_unspecified())
         {
-            return Err(std::io::Error::other(format!(
-                "{bare} resolves to this machine's loopback address (list its port in local instead)"
-            )));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "{bare} resolves to this machine's loopback address (list its port in local instead)"
+                ),
+            ));
         }
         Ok(found)
     }
@@ -249,17 +305,66 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Handle {
 }
 
 /// One program's way to the proxy: the listeners it reaches (the proxy's,
-/// then one per `local` port), served until this is dropped.
+/// then one per `local` port), served while the program's session holds it
+/// and, on Linux, after that for as long as any process of the sandbox is
+/// left (a background job, a daemon): the observer's descriptor hangs up
+/// when the last one is gone. So a process the program left behind keeps
+/// the network its policy gives, under the same checks, until it ends (the
+/// terminal tools end it at `pty_stop`), instead of losing it half-way.
 pub struct Bridge {
-    tasks: Vec<tokio::task::AbortHandle>,
+    linger: Arc<Mutex<Linger>>,
     log: NetLog,
+}
+
+/// What decides when a bridge's listeners close.
+struct Linger {
+    /// The listeners' tasks.
+    tasks: Vec<tokio::task::AbortHandle>,
+    /// The session still holds the bridge.
+    held: bool,
+    /// The observer watches the sandbox's processes (until the last is
+    /// gone).
+    watching: bool,
+}
+
+impl Linger {
+    /// Closes the listeners once neither the session nor a process of the
+    /// sandbox needs them.
+    fn settle(&mut self) {
+        if !self.held && !self.watching {
+            // Connections in flight end on their own.
+            for t in self.tasks.drain(..) {
+                t.abort();
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Bridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let linger = self.linger.lock().unwrap_or_else(|e| e.into_inner());
         f.debug_struct("Bridge")
-            .field("listeners", &self.tasks.len())
+            .field("listeners", &linger.tasks.len())
+            .field("watching", &linger.watching)
             .finish()
+    }
+}
+
+/// Accepts on `listener` forever, handing each connection to `serve`; a
+/// failed accept (out of descriptors) is retried a little later, not at
+/// once, so it cannot take the runtime's thread.
+async fn accept_loop<F: std::future::Future<Output = ()> + Send + 'static>(
+    listener: tokio::net::TcpListener,
+    serve: impl Fn(tokio::net::TcpStream) -> F,
+) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                let _ = stream.set_nodelay(true);
+                tokio::spawn(serve(stream));
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
     }
 }
 
@@ -281,49 +386,44 @@ impl Bridge {
             let task = if i == 0 {
                 let proxy = proxy.clone();
                 let log = log.clone();
-                rt.spawn(async move {
-                    loop {
-                        let Ok((stream, _)) = listener.accept().await else {
-                            continue;
-                        };
-                        let _ = stream.set_nodelay(true);
-                        tokio::spawn(proxy::serve(stream, proxy.clone(), log.clone()));
-                    }
-                })
+                rt.spawn(accept_loop(listener, move |stream| {
+                    proxy::serve(stream, proxy.clone(), log.clone())
+                }))
             } else {
                 let port = local[i - 1];
-                rt.spawn(async move {
-                    loop {
-                        let Ok((mut inside, _)) = listener.accept().await else {
-                            continue;
-                        };
-                        tokio::spawn(async move {
-                            if let Ok(mut outside) =
-                                tokio::net::TcpStream::connect(("127.0.0.1", port)).await
-                            {
-                                let _ = tokio::io::copy_bidirectional_with_sizes(
-                                    &mut inside,
-                                    &mut outside,
-                                    proxy::BUFFER,
-                                    proxy::BUFFER,
-                                )
-                                .await;
-                            }
-                        });
+                rt.spawn(accept_loop(listener, move |inside| async move {
+                    if let Ok(outside) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+                        let _ = outside.set_nodelay(true);
+                        relay::relay(inside, outside).await;
                     }
-                })
+                }))
             };
             tasks.push(task.abort_handle());
         }
-        Ok(Bridge { tasks, log })
+        Ok(Bridge {
+            linger: Arc::new(Mutex::new(Linger {
+                tasks,
+                held: true,
+                watching: false,
+            })),
+            log,
+        })
     }
 
     /// Serves the program's observer (its direct connections, DNS
-    /// queries and UDP, see `linux.rs`) until this is dropped.
+    /// queries and UDP, see `linux.rs`) until every process under it is
+    /// gone, and the listeners until then too.
     #[cfg(target_os = "linux")]
     pub(crate) fn observe(&mut self, notify: std::os::fd::OwnedFd) {
-        let task = runtime().spawn(linux::observe(notify, self.log.clone()));
-        self.tasks.push(task.abort_handle());
+        let linger = self.linger.clone();
+        let log = self.log.clone();
+        linger.lock().unwrap_or_else(|e| e.into_inner()).watching = true;
+        runtime().spawn(async move {
+            linux::observe(notify, log).await;
+            let mut l = linger.lock().unwrap_or_else(|e| e.into_inner());
+            l.watching = false;
+            l.settle();
+        });
     }
 
     /// The program's refusal log.
@@ -334,11 +434,9 @@ impl Bridge {
 
 impl Drop for Bridge {
     fn drop(&mut self) {
-        // The listeners close with their tasks; connections in flight end
-        // on their own.
-        for t in &self.tasks {
-            t.abort();
-        }
+        let mut l = self.linger.lock().unwrap_or_else(|e| e.into_inner());
+        l.held = false;
+        l.settle();
     }
 }
 

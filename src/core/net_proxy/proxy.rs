@@ -9,11 +9,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::relay::relay;
 use super::{NetLog, Proxy};
-
-/// The copy buffers' size each way (64 KiB: tokio's default of 8 KiB costs
-/// a quarter of the throughput of a large download).
-pub(super) const BUFFER: usize = 64 << 10;
 
 /// Longest HTTP request head the proxy reads.
 const MAX_HEAD: usize = 64 << 10;
@@ -30,49 +27,76 @@ pub(super) async fn serve(mut client: TcpStream, proxy: Arc<Proxy>, log: NetLog)
     }
 }
 
-/// Checks `host:port` and connects to it; the refusal is logged and
-/// returned as `Err(Some(reason))`, a failure to connect as `Err(None)`
-/// with the error.
-async fn open(
-    proxy: &Proxy,
-    log: &NetLog,
-    host: &str,
-    port: u16,
-) -> Result<TcpStream, (bool, String)> {
-    if let Err(why) = proxy.check(host, port).await {
-        let shown = if host.contains(':') && !host.starts_with('[') {
-            format!("[{host}]")
-        } else {
-            host.to_owned()
-        };
-        log.push(format!("a connection to {shown}:{port} ({why})"));
-        return Err((true, why));
+/// Why [`open`] gave no connection.
+enum Failure {
+    /// The policy or the person refused the host (the reason).
+    Refused(String),
+    /// Allowed, but its name did not resolve or no address took the
+    /// connection (why); `true` when it did not answer in time.
+    Unreachable(String, bool),
+}
+
+/// `host:port` as written in a message (`[v6]:port`).
+fn shown(host: &str, port: u16) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
     }
-    let addrs = proxy
-        .resolve(host, port)
-        .await
-        .map_err(|e| (false, format!("cannot resolve {host}: {e}")))?;
+}
+
+/// Checks `host:port` and connects to it, within the proxy's connect
+/// timeout for the name and then for each address; a refusal or a host
+/// that could not be reached is noted in `log` and returned.
+async fn open(proxy: &Proxy, log: &NetLog, host: &str, port: u16) -> Result<TcpStream, Failure> {
+    if let Err(why) = proxy.check(host, port).await {
+        log.push(format!("a connection to {} ({why})", shown(host, port)));
+        return Err(Failure::Refused(why));
+    }
+    let unreachable = |why: String, timed_out: bool| {
+        log.push(format!(
+            "{}{} (allowed, but {why})",
+            super::UNREACHABLE,
+            shown(host, port)
+        ));
+        Failure::Unreachable(why, timed_out)
+    };
+    let addrs = match proxy.resolve(host, port).await {
+        Ok(a) => a,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let why = e.to_string();
+            log.push(format!("a connection to {} ({why})", shown(host, port)));
+            return Err(Failure::Refused(why));
+        }
+        Err(e) => {
+            let timed_out = e.kind() == std::io::ErrorKind::TimedOut;
+            return Err(unreachable(
+                format!("its name did not resolve: {e}"),
+                timed_out,
+            ));
+        }
+    };
     let mut last = None;
     for addr in addrs {
-        match TcpStream::connect(addr).await {
-            Ok(s) => {
+        match tokio::time::timeout(proxy.connect_timeout(), TcpStream::connect(addr)).await {
+            Ok(Ok(s)) => {
                 let _ = s.set_nodelay(true);
                 return Ok(s);
             }
-            Err(e) => last = Some(e),
+            Ok(Err(e)) => last = Some((format!("the connection failed: {e}"), false)),
+            Err(_) => {
+                last = Some((
+                    format!(
+                        "it did not answer within {}",
+                        super::waited(proxy.connect_timeout())
+                    ),
+                    true,
+                ))
+            }
         }
     }
-    Err((
-        false,
-        match last {
-            Some(e) => format!("cannot connect to {host}:{port}: {e}"),
-            None => format!("{host} has no address"),
-        },
-    ))
-}
-
-async fn pipe(mut a: TcpStream, mut b: TcpStream) {
-    let _ = tokio::io::copy_bidirectional_with_sizes(&mut a, &mut b, BUFFER, BUFFER).await;
+    let (why, timed_out) = last.unwrap_or_else(|| ("its name has no address".to_owned(), false));
+    Err(unreachable(why, timed_out))
 }
 
 // ---------- HTTP ----------
@@ -116,7 +140,7 @@ async fn http(mut client: TcpStream, proxy: &Proxy, log: &NetLog) {
                 {
                     return;
                 }
-                pipe(client, upstream).await;
+                relay(client, upstream).await;
             }
             Err(failed) => http_failure(&mut client, &host, port, failed).await,
         }
@@ -159,30 +183,25 @@ async fn http(mut client: TcpStream, proxy: &Proxy, log: &NetLog) {
     match open(proxy, log, &host, port).await {
         Ok(mut upstream) => {
             if upstream.write_all(&head).await.is_ok() {
-                pipe(client, upstream).await;
+                relay(client, upstream).await;
             }
         }
         Err(failed) => http_failure(&mut client, &host, port, failed).await,
     }
 }
 
-/// The answer to a request [`open`] failed: 403 for a refusal, 502 for a
-/// host that could not be reached.
-async fn http_failure(
-    client: &mut TcpStream,
-    host: &str,
-    port: u16,
-    (refused, why): (bool, String),
-) {
-    if refused {
-        reply(
-            client,
-            403,
-            &format!("the sandbox refused {host}:{port}: {why}"),
-        )
-        .await
-    } else {
-        reply(client, 502, &why).await
+/// The answer to a request [`open`] failed: 403 for a refusal, 504 for a
+/// host that did not answer in time, 502 for one that could not be reached.
+async fn http_failure(client: &mut TcpStream, host: &str, port: u16, failed: Failure) {
+    let at = shown(host, port);
+    match failed {
+        Failure::Refused(why) => {
+            reply(client, 403, &format!("the sandbox refused {at}: {why}")).await
+        }
+        Failure::Unreachable(why, timed_out) => {
+            let text = format!("could not reach {at} (allowed, but {why})");
+            reply(client, if timed_out { 504 } else { 502 }, &text).await
+        }
     }
 }
 
@@ -215,6 +234,7 @@ async fn reply(client: &mut TcpStream, status: u16, text: &str) {
         400 => "Bad Request",
         403 => "Forbidden",
         431 => "Request Header Fields Too Large",
+        504 => "Gateway Timeout",
         _ => "Bad Gateway",
     };
     let body = format!("ptypilot: {text}\n");
@@ -302,12 +322,12 @@ async fn socks5(mut client: TcpStream, proxy: &Proxy, log: &NetLog) {
                 .await
                 .is_ok()
             {
-                pipe(client, upstream).await;
+                relay(client, upstream).await;
             }
         }
         // 2: connection not allowed by ruleset; 4: host unreachable.
-        Err((true, _)) => socks_reply(&mut client, 2).await,
-        Err((false, _)) => socks_reply(&mut client, 4).await,
+        Err(Failure::Refused(_)) => socks_reply(&mut client, 2).await,
+        Err(Failure::Unreachable(..)) => socks_reply(&mut client, 4).await,
     }
 }
 
