@@ -14,12 +14,20 @@
 //   memory locked past `RLIMIT_MEMLOCK`, which cannot be swapped out (the OOM killer then takes
 //   processes outside). Closed by dropping `CAP_SYS_NICE`, `CAP_IPC_LOCK`, `CAP_SYS_RESOURCE` and
 //   `CAP_LEASE` too.
+// - Unix sockets bound and removed outside while sandboxed programs start (what test suites and
+//   language servers do): a socket listed when the sandbox was planned and gone when its cover was
+//   to be mounted failed the start with ERR_SANDBOX_UNAVAILABLE (ENOENT), so any program, a
+//   sandboxed one in another workspace included, could keep the sandbox from starting. Closed by
+//   taking a socket that is gone as nothing to cover.
+// - A virtual console or a serial line opened for reading, as root may: whatever is typed there
+//   (a password at a console login) goes to the sandboxed reader instead. Closed by a `/dev` of
+//   the sandbox's own, holding only the devices that discard or produce bytes and its terminal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { exec } from '../index.js'
+import { PtySession, exec } from '../index.js'
 
 const ROOT = process.getuid?.() === 0
 /** Outside the workspace and outside /tmp (which the sandbox replaces). */
@@ -149,4 +157,73 @@ describe('root claiming the machine from inside', () => {
     },
     60_000,
   )
+})
+
+describe('terminal devices read from inside', () => {
+  // Opening is enough to read what is typed there; the check only opens, non-blocking.
+  const devices = ['/dev/tty1', '/dev/tty2', '/dev/ttyS0', '/dev/ttyS1', '/dev/vcs1', '/dev/input/event0'].filter((d) => existsSync(d))
+  const python = ['/usr/bin/python3', 'python3'].find((p) => spawnSync(p, ['-c', ''], { timeout: 5000 }).status === 0)
+  const script = `${python} -c "
+import os
+for d in [${devices.map((d) => `'${d}'`).join(', ')}]:
+    try:
+        os.close(os.open(d, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)); print('opened', d)
+    except OSError as e: print('refused', d, e.strerror)
+"`
+
+  it.skipIf(!ROOT || python === undefined || devices.length === 0)(
+    `root cannot open another terminal for reading (${devices.join(', ') || 'none here'}; needs root)`,
+    async (ctx) => {
+      if (!ROOT || python === undefined || devices.length === 0) ctx.skip()
+      const open = await sh(script, 'off')
+      expect(open.output).toMatch(/^opened /m)
+
+      const closed = await sh(script, 'workspace-write')
+      expect(closed.output).not.toMatch(/^opened /m)
+      expect(closed.output.match(/^refused /gm)?.length).toBe(devices.length)
+      // What programs use of /dev still works: the terminal, the null-like devices, the links,
+      // shared memory, new ptys.
+      const works = await sh(
+        'tty && stty size && echo x > /dev/null && head -c 4 /dev/urandom | wc -c && echo out > /dev/stdout && ' +
+          'echo shm > /dev/shm/a && cat /dev/shm/a && ls /dev/fd/ | head -1 && script -qc "tty" /dev/null && echo all-good',
+        'workspace-write',
+      )
+      expect(works.output, works.output).toContain('all-good')
+      expect(works.output).toContain('/dev/console')
+      expect(works.output).toMatch(/\/dev\/pts\/\d+/)
+    },
+    60_000,
+  )
+})
+
+describe('Unix sockets that come and go outside', () => {
+  it('do not make a sandboxed start fail', async () => {
+    // Outside the workspace and outside /tmp: these are covered, so each start plans a cover for
+    // whichever of them exist then.
+    const dir = mkdtempSync(join(outsideParent, 'ptypilot-attack-churn-'))
+    const churn = spawn(process.execPath, [
+      '-e',
+      `const net = require('node:net'); let i = 0
+       const next = () => { const s = net.createServer().listen(require('node:path').join(${JSON.stringify(dir)}, 's' + (i++ % 20)), () => setTimeout(() => s.close(next), 1)) }
+       next(); setTimeout(() => process.exit(0), 60000)`,
+    ])
+    try {
+      let failed = 0
+      let first = ''
+      for (let k = 0; k < 150; k++) {
+        try {
+          const s = PtySession.spawn({ command: 'true', cwd: ws, sandbox: 'workspace-write' })
+          await s.exited
+        } catch (e) {
+          failed++
+          first ||= String(e)
+        }
+      }
+      expect(churn.exitCode, 'the socket churn kept running').toBe(null)
+      expect(failed, first).toBe(0)
+    } finally {
+      churn.kill()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -36,7 +36,12 @@
 //!    finds it by its path): the person's other terminals are not there.
 //!    The session's own terminal, already open on 0, 1 and 2 and the
 //!    controlling terminal, is bound over `/dev/console` so that `tty`
-//!    still names a device.
+//!    still names a device. `/dev` itself is a small `tmpfs` of its own
+//!    (made between steps 4 and 5, as bubblewrap's `--dev` and Docker do),
+//!    holding only [`DEV_NODES`] bound from the host, `shm`, `pts`,
+//!    `console` and the `ptmx`, `fd`, `stdin`, `stdout`, `stderr` links:
+//!    the virtual consoles, serial lines and input devices, which root may
+//!    open for reading (and so take the keys typed there), are not there.
 
 use std::ffi::{CStr, CString, c_int};
 use std::path::{Path, PathBuf};
@@ -53,6 +58,26 @@ pub(super) const PRIVATE: &[(&str, &str)] = &[
     ("/var/tmp", "size=1g,mode=1777"),
     ("/dev/shm", "size=1g,mode=1777"),
     ("/run", "size=64m,mode=755"),
+];
+
+/// The devices bound into the sandbox's own `/dev`: those that discard or
+/// produce bytes, and `/dev/tty` (the controlling terminal, whichever it is).
+const DEV_NODES: &[&CStr] = &[
+    c"/dev/null",
+    c"/dev/zero",
+    c"/dev/full",
+    c"/dev/random",
+    c"/dev/urandom",
+    c"/dev/tty",
+];
+
+/// The links of the sandbox's own `/dev`.
+const DEV_LINKS: &[(&CStr, &CStr)] = &[
+    (c"pts/ptmx", c"/dev/ptmx"),
+    (c"/proc/self/fd", c"/dev/fd"),
+    (c"/proc/self/fd/0", c"/dev/stdin"),
+    (c"/proc/self/fd/1", c"/dev/stdout"),
+    (c"/proc/self/fd/2", c"/dev/stderr"),
 ];
 
 /// The most subtrees cloned at once (the child keeps their descriptors on
@@ -288,8 +313,12 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
         .map(|p| cpath(p))
         .collect::<Result<Vec<_>>>()?;
 
+    let devpts = is_dir("/dev/pts");
     let mut covers = Vec::new();
-    let visible = |p: &Path| private_of(p).is_none() || in_roots(p);
+    // With a `/dev` of its own (where there is a `/dev/pts`), nothing of the
+    // host's `/dev` is there to cover.
+    let visible =
+        |p: &Path| (private_of(p).is_none() || in_roots(p)) && !(devpts && p.starts_with("/dev"));
     for socket in bound_sockets() {
         if !in_roots(&socket) && visible(&socket) && !req.allowed_sockets.contains(&socket) {
             covers.push(socket);
@@ -305,7 +334,6 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
         .map(|p| cpath(p))
         .collect::<Result<Vec<_>>>()?;
 
-    let devpts = is_dir("/dev/pts");
     let mut rules = Vec::new();
     for d in &private_dirs {
         if *d != "/run" {
@@ -462,6 +490,7 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
         }
         set_read_only(libc::AT_FDCWD, c"/", 0)?;
         let none = std::ptr::null::<libc::c_char>();
+        let console = if plan.devpts { own_dev()? } else { -1 };
         for (target, options) in &plan.private {
             if libc::mount(
                 c"tmpfs".as_ptr(),
@@ -521,6 +550,9 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
             }
         }
         for socket in &plan.covers {
+            // A socket removed since the parent read the table (any program
+            // that binds and unlinks one, as test suites and language
+            // servers do) has nothing left to cover: not a failure.
             if libc::mount(
                 c"/dev/null".as_ptr(),
                 socket.as_ptr(),
@@ -528,29 +560,14 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
                 libc::MS_BIND,
                 std::ptr::null(),
             ) != 0
+                && errno() != libc::ENOENT
             {
                 return Err(errno());
             }
         }
         if plan.devpts {
-            // The terminal by its path: a descriptor opened before the
-            // `unshare` names a mount of the old namespace, which a bind
-            // refuses. Where there is no /dev/console, `tty` says "not a
-            // tty".
-            let mut tty = [0u8; 256];
-            let n = libc::readlink(
-                c"/proc/self/fd/0".as_ptr(),
-                tty.as_mut_ptr().cast(),
-                tty.len() - 1,
-            );
-            if libc::isatty(0) == 1 && n > 0 && (n as usize) < tty.len() - 1 {
-                libc::mount(
-                    tty.as_ptr().cast(),
-                    c"/dev/console".as_ptr(),
-                    none,
-                    libc::MS_BIND,
-                    std::ptr::null(),
-                );
+            if console >= 0 {
+                put_back(console, c"/dev/console")?;
             }
             if libc::mount(
                 c"devpts".as_ptr(),
@@ -564,6 +581,87 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
             }
         }
         Ok(())
+    }
+}
+
+/// Makes `/dev` a `tmpfs` of its own holding [`DEV_NODES`] (bound from the
+/// host's), empty `shm` and `pts` folders (mounted over later), an empty
+/// `console` and [`DEV_LINKS`]. Returns a clone of the session's terminal
+/// (taken by its path before the host's `/dev` is covered: a descriptor
+/// opened before the `unshare` names a mount of the old namespace, which a
+/// bind refuses), to go over `/dev/console`, or -1 when 0 is no terminal.
+///
+/// # Safety
+/// As [`super::apply_in_child`].
+unsafe fn own_dev() -> std::result::Result<c_int, i32> {
+    // SAFETY (the whole body): raw system calls on C strings and locals.
+    unsafe {
+        let mut nodes = [-1 as c_int; DEV_NODES.len()];
+        for (i, node) in DEV_NODES.iter().enumerate() {
+            let fd = libc::syscall(
+                libc::SYS_open_tree,
+                libc::AT_FDCWD,
+                node.as_ptr(),
+                OPEN_TREE_CLONE | libc::O_CLOEXEC as u32,
+            ) as c_int;
+            // A device this system lacks stays absent.
+            nodes[i] = fd;
+        }
+        let mut console = -1;
+        let mut tty = [0u8; 256];
+        let n = libc::readlink(
+            c"/proc/self/fd/0".as_ptr(),
+            tty.as_mut_ptr().cast(),
+            tty.len() - 1,
+        );
+        if libc::isatty(0) == 1 && n > 0 && (n as usize) < tty.len() - 1 {
+            console = libc::syscall(
+                libc::SYS_open_tree,
+                libc::AT_FDCWD,
+                tty.as_ptr(),
+                OPEN_TREE_CLONE | libc::O_CLOEXEC as u32,
+            ) as c_int;
+        }
+        if libc::mount(
+            c"tmpfs".as_ptr(),
+            c"/dev".as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            c"size=64k,mode=755".as_ptr().cast(),
+        ) != 0
+        {
+            return Err(errno());
+        }
+        let touch = |path: &CStr| -> std::result::Result<(), i32> {
+            let fd = libc::open(
+                path.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o666,
+            );
+            if fd < 0 {
+                return Err(errno());
+            }
+            libc::close(fd);
+            Ok(())
+        };
+        for (i, node) in DEV_NODES.iter().enumerate() {
+            if nodes[i] >= 0 {
+                touch(node)?;
+                put_back(nodes[i], node)?;
+            }
+        }
+        for dir in [c"/dev/shm", c"/dev/pts"] {
+            make_dir(dir)?;
+        }
+        if console >= 0 {
+            touch(c"/dev/console")?;
+        }
+        for (target, link) in DEV_LINKS {
+            if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
+                return Err(errno());
+            }
+        }
+        Ok(console)
     }
 }
 
