@@ -19,12 +19,17 @@
 //   to be mounted failed the start with ERR_SANDBOX_UNAVAILABLE (ENOENT), so any program, a
 //   sandboxed one in another workspace included, could keep the sandbox from starting. Closed by
 //   taking a socket that is gone as nothing to cover.
+// - The private package-cache folder, writable in the sandbox, read and written by ptypilot's own
+//   (unconfined) process at the next start: its `cargo` folder made a symlink to another
+//   repository's `.git` had that start remove the repository's `config`; its `config.toml` made a
+//   symlink had the person's Cargo configuration written over the file it named. Closed by
+//   following no symlink there (`O_NOFOLLOW`, `unlinkat`, `openat` with `O_EXCL`).
 // - A virtual console or a serial line opened for reading, as root may: whatever is typed there
 //   (a password at a console login) goes to the sandboxed reader instead. Closed by a `/dev` of
 //   the sandbox's own, holding only the devices that discard or produce bytes and its terminal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PtySession, exec } from '../index.js'
@@ -226,4 +231,35 @@ describe('Unix sockets that come and go outside', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
+})
+
+describe('the private cache folder turned against the next start', () => {
+  // A home of the test's own: its ~/.cache holds the private folder, its ~/.cargo a configuration.
+  const home = join(base, 'home')
+  const victim = join(outside, 'victim-repo', '.git')
+  const env = { HOME: home, XDG_CACHE_HOME: join(home, '.cache'), CARGO_HOME: join(home, '.cargo') }
+  const start = (script: string) =>
+    exec({ command: 'sh', args: ['-c', script], cwd: ws, env, sandbox: 'workspace-write', timeoutMs: 20_000 })
+
+  it('a symlink left in it makes ptypilot remove or write nothing outside', async () => {
+    mkdirSync(victim, { recursive: true })
+    writeFileSync(join(victim, 'config'), '[remote "origin"]\n\turl = https://example.org/x.git\n')
+    writeFileSync(join(outside, 'bashrc'), 'the person\'s shell setup\n')
+    mkdirSync(join(home, '.cargo'), { recursive: true })
+
+    // The person has no Cargo configuration: the next start removes cargo/config{,.toml}.
+    const planted = await start(`rm -rf "$CARGO_HOME" && ln -s ${victim} "$CARGO_HOME" && echo planted`)
+    expect(planted.output).toContain('planted')
+    await start('true')
+    expect(readFileSync(join(victim, 'config'), 'utf8')).toContain('example.org')
+
+    // The person has one: the next start writes it to cargo/config.toml.
+    writeFileSync(join(home, '.cargo', 'config.toml'), '[net]\nretry = 7\n')
+    const again = await start('rm -rf "$CARGO_HOME" && mkdir "$CARGO_HOME" && ' + `ln -s ${join(outside, 'bashrc')} "$CARGO_HOME/config.toml" && echo planted`)
+    expect(again.output).toContain('planted')
+    const next = await start('cat "$CARGO_HOME/config.toml"')
+    expect(readFileSync(join(outside, 'bashrc'), 'utf8')).toBe("the person's shell setup\n")
+    // The person's configuration still reaches Cargo inside.
+    expect(next.output).toContain('retry = 7')
+  }, 60_000)
 })

@@ -150,29 +150,67 @@ pub fn private_env(dir: &Path) -> Vec<(String, String)> {
 /// person has none: Cargo reads `$CARGO_HOME/config.toml`, and the person's
 /// settings (registries, `net.git-fetch-with-cli`, ...) must hold inside too.
 /// Credentials are not copied.
+///
+/// Everything under `dir` is the sandbox's to write, and this process is not
+/// confined: a `cargo` or `config.toml` that a sandboxed program made a
+/// symlink would have it remove or overwrite a file outside (another
+/// repository's `.git/config`, a `~/.bashrc`). So nothing here follows a
+/// symlink: `cargo` is opened with `O_NOFOLLOW` (a symlink or file there is
+/// removed and the folder made again), and the files are removed and made
+/// anew relative to that descriptor (`unlinkat`, `openat` with `O_EXCL`).
+#[cfg(unix)]
 fn copy_cargo_config(env: &[(String, String)], dir: &Path) {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
     let own = var(env, "CARGO_HOME").or_else(|| var(env, "HOME").map(|h| h.join(".cargo")));
-    let private = dir.join("cargo");
-    let target = private.join("config.toml");
     let source = own.and_then(|home| {
         ["config.toml", "config"]
             .iter()
             .map(|name| home.join(name))
             .find(|p| p.is_file())
     });
-    match source.and_then(|p| std::fs::read(p).ok()) {
-        Some(text) => {
-            if std::fs::read(&target).ok().as_deref() != Some(&text[..]) {
-                let _ = std::fs::create_dir_all(&private);
-                let _ = std::fs::write(&target, text);
+    let text = source.and_then(|p| std::fs::read(p).ok());
+    let private = dir.join("cargo");
+    if std::fs::symlink_metadata(&private).is_ok_and(|m| !m.is_dir()) {
+        let _ = std::fs::remove_file(&private);
+    }
+    if text.is_some() {
+        let _ = std::fs::create_dir(&private);
+    }
+    let Ok(path) = std::ffi::CString::new(private.as_os_str().as_bytes()) else {
+        return;
+    };
+    // SAFETY: open, unlinkat and openat on C strings; each descriptor is
+    // owned by a File that closes it.
+    unsafe {
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return;
+        }
+        let folder = std::fs::File::from_raw_fd(fd);
+        let at = folder.as_raw_fd();
+        libc::unlinkat(at, c"config".as_ptr(), 0);
+        libc::unlinkat(at, c"config.toml".as_ptr(), 0);
+        if let Some(text) = text {
+            let fd = libc::openat(
+                at,
+                c"config.toml".as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                0o644,
+            );
+            if fd >= 0 {
+                let _ = std::fs::File::from_raw_fd(fd).write_all(&text);
             }
         }
-        None => {
-            let _ = std::fs::remove_file(&target);
-        }
     }
-    let _ = std::fs::remove_file(private.join("config"));
 }
+
+#[cfg(not(unix))]
+fn copy_cargo_config(_: &[(String, String)], _: &Path) {}
 
 /// The person's own cache folders and files that exist (`Caches::Shared`).
 fn shared_paths(env: &[(String, String)]) -> Vec<PathBuf> {
