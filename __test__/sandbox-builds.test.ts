@@ -12,17 +12,18 @@
 // through the same download and module cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { serveMcp, type Served } from './mcp-client'
 
 const ROOT = join(__dirname, '..')
-// Opt-in (`npm run test:sandbox-builds`): it downloads from four registries and installs pnpm, Yarn
-// and uv, about a minute on a quiet machine. Not yet in `npm test`: in 3 of 4 runs on a machine at
-// load 20 one Python step (pip, uv or `python -c`) printed nothing until its time ran out, and in
-// 1 of 4 runs at load 3 `go build` did the same: an intermittent hang not yet understood.
-const ENABLED = process.env.PTYPILOT_SANDBOX_BUILDS === '1'
+// Part of `npm test` on Linux (PTYPILOT_SANDBOX_BUILDS=0 leaves it out; `npm run
+// test:sandbox-builds` runs it alone). It downloads from three registries and installs pnpm, Yarn
+// and uv, one to two minutes on a quiet machine. A step that does not end within its time puts
+// what every sandboxed process waits in (kernel wait channel, system call, stack) into the
+// failure, so that a hang shows where it is.
+const ENABLED = process.platform === 'linux' && process.env.PTYPILOT_SANDBOX_BUILDS !== '0'
 
 // Not under /tmp: the sandbox's /tmp is its own, and the tools and the module proxy must be seen.
 mkdirSync(join(ROOT, 'target'), { recursive: true })
@@ -88,6 +89,49 @@ let path = process.env.PATH ?? ''
 const missing: Record<'pnpm' | 'yarn' | 'uv', string | null> = { pnpm: null, yarn: null, uv: null }
 let before: Record<string, string>
 
+/**
+ * What every sandboxed process (one in a network namespace other than this one's) is doing: its
+ * command, state, kernel wait channel, system call and, where readable (root), kernel stack. Put
+ * into a step's text when it does not end, so that a hang shows where it waits.
+ */
+function sandboxedProcesses(): string {
+  const read = (p: string) => {
+    try {
+      return readFileSync(p, 'utf8')
+    } catch {
+      return ''
+    }
+  }
+  let mine: string
+  try {
+    mine = readlinkSync('/proc/self/ns/net')
+  } catch {
+    return '(no /proc to look at)'
+  }
+  const out: string[] = []
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let ns: string
+    try {
+      ns = readlinkSync(`/proc/${pid}/ns/net`)
+    } catch {
+      continue
+    }
+    if (ns === mine) continue
+    let tids: string[]
+    try {
+      tids = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tids) {
+      const t = `/proc/${pid}/task/${tid}`
+      const state = read(`${t}/stat`).split(') ')[1]?.split(' ')[0] ?? '?'
+      out.push(`${pid}/${tid} ${read(`/proc/${pid}/cmdline`).replaceAll('\0', ' ').slice(0, 120)} state ${state} wchan ${read(`${t}/wchan`)} syscall ${read(`${t}/syscall`).trim()}\n${read(`${t}/stack`).trim()}`)
+    }
+  }
+  return out.length === 0 ? '(no sandboxed process is left)' : out.join('\n')
+}
+
 /** Runs `script` with sh through pty_exec in `cwd` (relative to the workspace); the reply's text and exit code. */
 async function run(script: string, cwd = '.'): Promise<{ text: string; code: number | null }> {
   let reply = await served.call('pty_exec', { command: 'sh', args: ['-c', script], cwd, timeout_ms: LONG }, { timeout: LONG + 20_000 })
@@ -102,6 +146,7 @@ async function run(script: string, cwd = '.'): Promise<{ text: string; code: num
     text += `\n${reply.text}`
   }
   const m = /\[exited (-?\d+)/.exec(text)
+  if (m === null) text += `\n--- the step did not end; the sandboxed processes:\n${sandboxedProcesses()}`
   return { text, code: m ? Number(m[1]) : null }
 }
 

@@ -7,9 +7,10 @@
 // words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type Server } from 'node:net'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ToolRegistry, sandboxRefusals, terminalTools, type SandboxInfo, type SandboxOption } from '../index.js'
+import { ToolRegistry, gitTool, sandboxRefusals, terminalTools, type SandboxInfo, type SandboxOption } from '../index.js'
 
 const ROOT = join(__dirname, '..')
 // Not under /tmp, whose sandboxed view is the program's own.
@@ -94,6 +95,61 @@ describe('a refusal the program does not name gets a line', () => {
     const open = await reply('off', { command: 'node', args: ['-e', code] })
     expect(open).toContain('daemon-answered')
     expect(open).not.toContain('the sandbox refused')
+  })
+})
+
+describe('refusals in writes that lead out, and in the git tool', () => {
+  it('a hard link across the workspace\'s edge (EXDEV) and a write through a symlink that leads out', async () => {
+    writeFileSync(join(outside, 'target.txt'), 'outside\n')
+    symlinkSync(join(outside, 'target.txt'), join(ws, 'leads-out'))
+    try {
+      const script = `ln ${join(outside, 'target.txt')} hard-link.txt; echo changed > leads-out`
+      const refused = await reply('workspace-write', { command: 'sh', args: ['-c', script] })
+      expect(refused).toMatch(/Invalid cross-device link/)
+      expect(refused).toContain(`the sandbox refused: link ${join(ws, 'hard-link.txt')} -> ${join(outside, 'target.txt')} (across the workspace's edge: ${join(outside, 'target.txt')} is outside it, and the sandbox mounts each writable folder on its own)`)
+      expect(refused).toContain(`the sandbox refused: write ${join(ws, 'leads-out')} (a symlink that leads out of the workspace, to ${join(outside, 'target.txt')})`)
+      expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe('outside\n')
+      // With the sandbox off both work, and nothing is said.
+      const open = await reply('off', { command: 'sh', args: ['-c', `${script} && echo done`] })
+      expect(open).toContain('done')
+      expect(open).not.toContain('the sandbox refused')
+      expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe('changed\n')
+    } finally {
+      rmSync(join(ws, 'leads-out'), { force: true })
+      rmSync(join(ws, 'hard-link.txt'), { force: true })
+    }
+  })
+
+  it('the git tool: a write into .git/config is named in its reply and its state', async () => {
+    const repo = join(base, 'repo')
+    mkdirSync(repo, { recursive: true })
+    execFileSync('git', ['init', '-q', repo])
+    execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'one'])
+    const config = readFileSync(join(repo, '.git', 'config'), 'utf8')
+    const spawn = { action: 'spawn', command: 'log', args: ['--output=.git/config', '--format=[core]%n  fsmonitor = touch planted'] }
+    const tools = new ToolRegistry({ cwd: repo, sandbox: 'workspace-write' })
+    tools.register(gitTool())
+    try {
+      const r = await tools.respond('git', spawn)
+      expect(r.text).toMatch(/\.git\/config.*(Read-only file system|Device or resource busy)/s)
+      expect(r.text).toContain(`the sandbox refused: write ${join(repo, '.git', 'config')} (config is read-only in the sandbox)`)
+      expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).toBe(config)
+      const state = await tools.call('git', { action: 'spawn', command: 'log', args: ['--output=.git/hooks/post-commit'] })
+      expect(state.refusals).toEqual([`the sandbox refused: write ${join(repo, '.git', 'hooks', 'post-commit')} (hooks is read-only in the sandbox)`])
+      expect(state).not.toHaveProperty('sandbox')
+    } finally {
+      await tools.abortAll()
+    }
+    // The sandbox off: the write happens (so the check above can fail), no line, no refusals.
+    const open = new ToolRegistry({ cwd: repo })
+    open.register(gitTool())
+    try {
+      const state = await open.call('git', { action: 'spawn', command: 'log', args: ['--output=.git/config', '--format=%s'] })
+      expect(state).not.toHaveProperty('refusals')
+      expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).not.toBe(config)
+    } finally {
+      await open.abortAll()
+    }
   })
 })
 

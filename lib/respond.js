@@ -195,12 +195,15 @@ class Replies {
       const full = Boolean(options && options.full)
       // What the program waits for, when it does (a prompt, a password, keys): the model answers with apply.
       const what = state.inputKind ? `waiting for input (${state.inputKind})` : 'running'
-      return { text: `[${id} ${what}]\n${this.renderContent(id, state, { screen, full })}`, isError: false, state }
+      const refusals = state.refusals === undefined ? '' : `\n${state.refusals.join('\n')}`
+      return { text: `[${id} ${what}]\n${this.renderContent(id, state, { screen, full })}${refusals}`, isError: false, state }
     }
     const { result } = state
+    // The sandbox's refusals the output shows, one line each, after it.
+    const refused = (text) => (state.refusals === undefined ? text : [text, ...state.refusals].join('\n'))
     if (result.ok) {
       return {
-        text: `[${id} finished; the handle is closed]\n${this.renderContent(id, state)}`,
+        text: refused(`[${id} finished; the handle is closed]\n${this.renderContent(id, state)}`),
         isError: false,
         state,
       }
@@ -208,7 +211,7 @@ class Replies {
     const { message, trace, transient } = result.error
     const lines = [`[${id} failed: ${message}; the handle is closed${transient ? '; retrying may help' : ''}]`]
     if (trace.length > 0) lines.push(trace.join('\n'))
-    return { text: lines.join('\n'), isError: true, state }
+    return { text: refused(lines.join('\n')), isError: true, state }
   }
 
   /** The reply to an error `call()` rejected with, for tool `name`. */

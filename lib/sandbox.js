@@ -36,6 +36,8 @@ const ENDPOINT = /(https?:\/\/[^\s'">)]+)|\b((?:\d{1,3}\.){3}\d{1,3}|localhost|\
 const ABSTRACT = /\\0|\\x00|\0|\babstract\b|AF_UNIX[^\n]*@|\bunix:@|connect\([^)]*"@/
 /** A failed connection to a Unix socket a line names. */
 const SOCKET_FAILED = /Connection refused|ECONNREFUSED|No such file or directory|ENOENT|[Cc]annot connect|[Cc]ould not connect|error connecting to|no server running|Permission denied|Operation not permitted/
+/** A hard link or rename across mounts (`EXDEV`). */
+const CROSS_DEVICE = /Invalid cross-device link|cross-device link not permitted|\bEXDEV\b|\[Errno 18\]|\(os error 18\)/
 /** A tool saying a folder is not writable without an errno (pip: "The cache has been disabled"). */
 const NOT_WRITABLE = /is not writable|not owned or is not writable|isn't writable|cannot write to/i
 /** Advice a program gives for a refusal that is not a permissions problem here. */
@@ -69,13 +71,44 @@ function pathsIn(line) {
   return found
 }
 
+/** Where `p` (absolute) leads on this host: symlinks followed, for a missing file its folder's. */
+function realOf(p) {
+  try {
+    return fs.realpathSync.native(p)
+  } catch {
+    try {
+      return path.join(fs.realpathSync.native(path.dirname(p)), path.basename(p))
+    } catch {
+      return p
+    }
+  }
+}
+
 /** The refusal a file error on `p` (absolute) is, or null when the sandbox allows writing there. */
 function fileRefusal(p, sandbox) {
   if (/^\/proc\/\d+\//.test(p) && !p.startsWith('/proc/self/')) return `read ${p} (a process outside the sandbox)`
-  const readOnly = sandbox.readOnly.find((dir) => within(p, dir))
+  const real = realOf(p)
+  const readOnly = sandbox.readOnly.find((dir) => within(p, dir) || within(real, dir))
   if (readOnly !== undefined) return `write ${p} (${path.basename(readOnly)} is read-only in the sandbox)`
-  if (sandbox.writable.some((dir) => within(p, dir))) return null
+  if (sandbox.writable.some((dir) => within(real, dir))) return null
+  // A symlink in the workspace that leads out: the kernel follows it, and the write lands outside.
+  if (real !== p && sandbox.writable.some((dir) => within(p, dir))) return `write ${p} (a symlink that leads out of the workspace, to ${real})`
   return `write ${p} (${sandbox.mode === 'read-only' ? 'the sandbox is read-only' : 'outside the workspace'})`
+}
+
+/**
+ * The refusal an `EXDEV` ("Invalid cross-device link") on a line is: a hard link or a rename
+ * between a writable folder and anything outside it (each writable folder is a mount of its own
+ * in the sandbox), or null when both ends are inside.
+ */
+function crossRefusal(line, sandbox, cwd) {
+  if (!CROSS_DEVICE.test(line)) return null
+  const ends = pathsIn(line).map((named) => resolved(named, cwd))
+  const inside = (p) => sandbox.writable.some((dir) => within(realOf(p), dir))
+  const out = ends.find((p) => !inside(p))
+  if (ends.length === 0 || out === undefined) return null
+  const what = /\brename|\bmv\b|\bmove/i.test(line) ? 'rename' : 'link'
+  return `${what} ${ends.join(' -> ')} (across the workspace's edge: ${out} is outside it, and the sandbox mounts each writable folder on its own)`
 }
 
 /** True when `p` is a Unix socket on this host (the sandbox covers or hides those outside its roots). */
@@ -161,6 +194,8 @@ function lineRefusal(lines, i, sandbox, cwd) {
       return `${where} (the network is off)`
     }
   }
+  const cross = crossRefusal(line, sandbox, cwd)
+  if (cross !== null) return cross
   if (NOT_WRITABLE.test(line)) {
     for (const named of pathsIn(line)) {
       const refusal = fileRefusal(resolved(named, cwd), sandbox)

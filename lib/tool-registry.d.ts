@@ -74,6 +74,13 @@ export type ToolState =
       inputKind: 'line' | 'password' | 'key' | null
       /** Why the call's wait ended. */
       reason: ToolWaitReason
+      /**
+       * In a sandbox (`sandbox` option): what the output shows the sandbox refused, one line each
+       * ("the sandbox refused: write /repo/.git/config (.git is read-only in the sandbox)"), as
+       * `sandboxRefusals()` reads them; absent when there is none. `respond()` puts them after the
+       * output.
+       */
+      refusals?: string[]
     }
   | {
       /** The handle id (`'h1'`, ...). */
@@ -96,6 +103,13 @@ export type ToolState =
           }
       /** Why the call's wait ended (`'exit'`). */
       reason: ToolWaitReason
+      /**
+       * In a sandbox (`sandbox` option): what the output shows the sandbox refused, one line each
+       * ("the sandbox refused: write /repo/.git/config (.git is read-only in the sandbox)"), as
+       * `sandboxRefusals()` reads them; absent when there is none. `respond()` puts them after the
+       * output.
+       */
+      refusals?: string[]
     }
 
 /** A summary of one handle. */

@@ -21,6 +21,7 @@ const terminal = require('./terminal-tools.js')
 const { Replies, isModelError, noTools } = require('./respond.js')
 const { PtySession } = require('./pty-session.js')
 const { Process } = require('./process.js')
+const { sandboxRefusals } = require('./sandbox.js')
 
 const DEFINITION_FORMATS = ['anthropic', 'openai', 'openai-responses', 'mcp']
 
@@ -169,7 +170,7 @@ class ToolRegistry {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw codedError('ERR_INVALID_INPUT', `input must be an object such as { "action": "spawn", ... }, got ${describe(input)}`)
     }
-    return this.#native.call(name, jsonValue(input, 'input', 'ERR_INVALID_INPUT'))
+    return withRefusals(await this.#native.call(name, jsonValue(input, 'input', 'ERR_INVALID_INPUT')), this.#cwd)
   }
 
   async respond(name, input) {
@@ -220,7 +221,7 @@ class ToolRegistry {
     for (const sessions of new Set(this.#sets.values())) {
       if (sessions.has(id)) return sessions.wait(id, timeoutMs)
     }
-    return this.#native.wait(id, timeoutMs)
+    return withRefusals(await this.#native.wait(id, timeoutMs), this.#cwd)
   }
 
   async abortAll() {
@@ -232,6 +233,21 @@ class ToolRegistry {
     // A tool set's live panel closes with the registry.
     await Promise.all([...new Set(this.#sets.values())].map((s) => s.close()))
   }
+}
+
+/**
+ * A native `ToolState` with the sandbox's refusals its output shows: a sandboxed program's state
+ * comes with its sandbox (where it may write, what stays read-only, the proxy's refusals), which
+ * becomes `refusals` (one line each, "the sandbox refused: …"; absent when there are none).
+ */
+function withRefusals(state, cwd) {
+  if (state === null || typeof state !== 'object' || state.sandbox === undefined) return state
+  const { sandbox, ...rest } = state
+  const text = rest.state === 'running'
+    ? rest.content ?? ''
+    : rest.result.ok ? rest.result.content ?? '' : rest.result.error.trace.join('\n')
+  const refusals = sandboxRefusals(text, sandbox, { cwd: cwd ?? process.cwd(), network: sandbox.networkRefusals })
+  return refusals.length > 0 ? { ...rest, refusals } : rest
 }
 
 /** Whether a tool call's input (an object or JSON text) has `full: true`; anything unreadable is false. */

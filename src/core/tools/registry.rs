@@ -696,7 +696,10 @@ fn tool_state(handle: &Handle, state: HandleState, max_chars: usize) -> Value {
         // What the program waits for now (one look; null while it works, and for pipes).
         let input = session.input_state();
         let kind = input.kind.filter(|_| input.waiting).map(|k| k.as_str());
-        return json!({ "id": handle.id, "state": "running", "content": content, "inputKind": kind });
+        let mut value =
+            json!({ "id": handle.id, "state": "running", "content": content, "inputKind": kind });
+        add_sandbox(&mut value, session);
+        return value;
     }
     let exit = session.exit().unwrap_or_default();
     let result = match state {
@@ -719,7 +722,29 @@ fn tool_state(handle: &Handle, state: HandleState, max_chars: usize) -> Value {
             "transient": false,
         }}),
     };
-    json!({ "id": handle.id, "state": "stopped", "result": result })
+    let mut value = json!({ "id": handle.id, "state": "stopped", "result": result });
+    add_sandbox(&mut value, session);
+    value
+}
+
+/// A sandboxed program's state carries what the JS layer needs to name the
+/// sandbox's refusals in its output (`refusals`, lib/tool-registry.js):
+/// where it may write, what stays read-only, its network, and the proxy's
+/// refusals since the last state. The JS layer takes the field off.
+fn add_sandbox(value: &mut Value, session: &Session) {
+    let Some(a) = session.sandbox() else {
+        return;
+    };
+    let text = |p: &std::path::PathBuf| p.to_string_lossy().into_owned();
+    value["sandbox"] = json!({
+        "mode": a.policy.mode.as_str(),
+        "network": a.policy.network,
+        "allowHosts": a.policy.hosts.as_ref().map(|h| h.allow.iter().map(ToString::to_string).collect::<Vec<_>>()),
+        "writable": a.writable.iter().map(text).collect::<Vec<_>>(),
+        "readOnly": a.read_only.iter().map(text).collect::<Vec<_>>(),
+        "allowUnixSockets": a.policy.allow_unix_sockets.iter().map(text).collect::<Vec<_>>(),
+        "networkRefusals": a.net_log.as_ref().map(|log| log.take()).unwrap_or_default(),
+    });
 }
 
 /// The screen text (pty) or stdout so far (pipes), bounded.
