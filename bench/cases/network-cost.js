@@ -9,7 +9,10 @@
 // 2. Spawn-to-exit of `true` in workspace-write with the allow list (the
 //    network namespace, lo brought up, the listener handed over) against
 //    workspace-write with the network on; within sandbox-cost's target.
-// The variants take turns, so load from elsewhere hits them alike.
+// The variants take turns, so load from elsewhere hits them alike: the same server (in this
+// process, as the proxy is), the same curl, the same 50 MB, one warm-up download each, then
+// `--rounds` pairs; the ratio is the median of the rounds' ratios. 'direct' is the same path
+// without the proxy: the same sandbox mode with the network on, curl straight to 127.0.0.1.
 //
 //   node bench/cases/network-cost.js [--rounds=5] [--n=60] [--mb=50]
 
@@ -63,6 +66,10 @@ async function main() {
   ]
   const mibs = { direct: [], proxy: [] }
   const ratios = []
+  // Warm-up: one download each way (the proxy's runtime and thread start, the page cache, curl's
+  // first run) before any is counted.
+  for (const v of variants) await download(v.url, v.sandbox)
+  const load = os.loadavg()[0]
   for (let r = 0; r < ROUNDS; r++) {
     const got = {}
     for (const v of shuffled(variants, r)) got[v.name] = body.length / 2 ** 20 / (await download(v.url, v.sandbox))
@@ -82,7 +89,8 @@ async function main() {
   }
   log(`download ${MB} MB: direct ${rows.download.direct.median.toFixed(0)} MiB/s, proxy ${rows.download.proxy.median.toFixed(0)} MiB/s, ratio ${rows.download.ratio.median.toFixed(2)}×`)
   log(`spawn true: network on ${rows.spawn.on.median.toFixed(2)} ms, allow list ${rows.spawn.allow.median.toFixed(2)} ms (${rows.spawn.ratio.toFixed(2)}×)`)
-  emit({ case: 'network-cost', rounds: ROUNDS, n: N, ...rows })
+  log(`load average at the start ${load.toFixed(1)}, at the end ${os.loadavg()[0].toFixed(1)} (${os.cpus().length} CPUs)`)
+  emit({ case: 'network-cost', rounds: ROUNDS, n: N, load: [load, os.loadavg()[0]], ...rows })
 }
 
 main().then(

@@ -22,8 +22,8 @@
 //! ends and no process of the sandbox is left, which lets the namespace
 //! go). Every refusal, and every allowed host the proxy could not reach
 //! within [`CONNECT_TIMEOUT`], is written to the program's [`NetLog`],
-//! which the tool replies read. The bytes of a connection go from socket
-//! to socket through a pipe (`relay`, `splice(2)` on Linux).
+//! which the tool replies read. The bytes of a connection are copied
+//! through two buffers (`relay`).
 //!
 //! The proxy runs on a tokio runtime of its own, on one thread
 //! (`ptypilot-net`), started the first time a program needs it; nothing on
