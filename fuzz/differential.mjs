@@ -222,16 +222,18 @@ export function same(kase) {
   return a.cursor[0] === b.cursor[0] && a.cursor[1] === b.cursor[1] && a.lines.every((l, i) => l === b.lines[i])
 }
 
-/** The smallest sub-sequence of pieces (and shortest texts) that still differs. */
-export function shrink(kase) {
-  let pieces = kase.pieces
-  const differs = (p) => !same({ ...kase, pieces: p })
+/**
+ * The smallest sub-sequence of `pieces` (and shortest texts) for which
+ * `differs` still holds: pieces dropped in halves, then one by one, then
+ * texts cut. `differs` may return a promise (the real xterm's recordings).
+ */
+export async function shrinkPieces(pieces, differs) {
   for (let progress = true; progress; ) {
     progress = false
     for (let len = pieces.length >> 1 || 1; len >= 1; len = len >> 1) {
       for (let i = 0; i + len <= pieces.length; ) {
         const fewer = pieces.slice(0, i).concat(pieces.slice(i + len))
-        if (fewer.length > 0 && differs(fewer)) {
+        if (fewer.length > 0 && (await differs(fewer))) {
           pieces = fewer
           progress = true
         } else {
@@ -247,7 +249,7 @@ export function shrink(kase) {
       for (const shorter of [text.slice(0, text.length >> 1), text.slice(1), text.slice(0, -1)]) {
         const p = pieces.slice()
         p[i] = [kind, shorter]
-        if (differs(p)) {
+        if (await differs(p)) {
           pieces = p
           progress = true
           break
@@ -255,7 +257,12 @@ export function shrink(kase) {
       }
     }
   }
-  return { ...kase, pieces }
+  return pieces
+}
+
+/** The smallest case that still differs from xterm.js. */
+export async function shrink(kase) {
+  return { ...kase, pieces: await shrinkPieces(kase.pieces, (p) => !same({ ...kase, pieces: p })) }
 }
 
 /** Pieces that save the cursor, and those that restore it (in xterm). */
@@ -544,9 +551,10 @@ export function classOf(kase) {
  * The known differences: a class is expected when it contains every kind
  * (or tag) of one entry. `verdict` says why ptypilot shows otherwise than
  * xterm.js: `follows-xterm` where xterm.js departs from xterm and ptypilot
- * does what xterm does (each checked by a hand-written expected screen in
- * __test__/fidelity.test.ts), `cannot` where vt100's grid cannot show what
- * xterm shows. Reasons are in src/core/screen/DIFFERENCES.md (same ids).
+ * does what xterm does (each backed by a screen recorded from a real xterm,
+ * fuzz/xterm-corpus.json, checked by __test__/xterm-corpus.test.ts, and by
+ * a hand-written expected screen in __test__/fidelity.test.ts), `cannot`
+ * where vt100's grid cannot show what xterm shows. Reasons are in src/core/screen/DIFFERENCES.md (same ids).
  */
 export const KNOWN = [
   ...[
@@ -608,46 +616,32 @@ export function show(kase) {
 
 /**
  * Runs `cases` random cases from `seed`, each at every size in SIZES.
- * Returns the counts and the classes found (one shrunk example each).
+ * Returns the counts and the classes found (one shrunk example each), and
+ * the counts of the cases with no piece of the kinds `apart`. The
+ * event loop turns every 250 cases: Node runs the finalizers of native
+ * objects (each case's ScreenModel) only then, so a long run that never
+ * yielded would keep every screen model it made.
  */
-export function run(options) {
-  const steps = runSteps(options)
-  let step = steps.next()
-  while (!step.done) step = steps.next()
-  return step.value
-}
-
-/**
- * As `run`, letting the event loop turn every 250 cases: Node runs the
- * finalizers of native objects (each case's ScreenModel) only then, so a
- * long synchronous run would keep every screen model it made.
- */
-export async function runAsync(options) {
-  const steps = runSteps(options)
-  let step = steps.next()
-  while (!step.done) {
-    await new Promise((resolve) => setImmediate(resolve))
-    step = steps.next()
-  }
-  return step.value
-}
-
-function* runSteps({ cases, seed, onClass, onProgress, classify = true }) {
+export async function run({ cases, seed, onClass, onProgress, classify = true, apart = [] }) {
   const rng = new Rng(seed)
   const classes = new Map()
   let identical = 0
   let tried = 0
+  // The cases with no piece of the kinds `apart`, counted on their own.
+  const rest = { tried: 0, identical: 0 }
   for (let c = 0; c < cases; c++) {
     for (const [cols, rows] of SIZES) {
       const kase = makeCase(rng, cols, rows)
       tried++
+      const inRest = !kase.pieces.some(([kind]) => apart.includes(kind))
+      if (inRest) rest.tried++
       if (same(kase)) {
         identical++
+        if (inRest) rest.identical++
         continue
       }
       if (!classify) continue
-      // Shrinking costs: only while a class has few examples.
-      const small = shrink(kase)
+      const small = await shrink(kase)
       const cls = classOf(small)
       const entry = classes.get(cls)
       if (entry) {
@@ -659,9 +653,9 @@ function* runSteps({ cases, seed, onClass, onProgress, classify = true }) {
       }
     }
     if (onProgress && (c + 1) % 1000 === 0) onProgress({ tried, identical, classes: classes.size })
-    if ((c + 1) % 250 === 0) yield
+    if ((c + 1) % 250 === 0) await new Promise((resolve) => setImmediate(resolve))
   }
-  return { tried, identical, classes: [...classes.values()] }
+  return { tried, identical, rest, classes: [...classes.values()] }
 }
 
 async function main() {
@@ -673,7 +667,7 @@ async function main() {
   const cases = Number(casesArg ?? 50000)
   const seed = Number(seedArg ?? Date.now() % 2 ** 31)
   const start = Date.now()
-  const result = await runAsync({
+  const result = await run({
     cases,
     seed,
     classify,

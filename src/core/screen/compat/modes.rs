@@ -172,6 +172,18 @@ impl Compat {
         } else if moved && col >= self.cols {
             self.park(run.parser, row);
         }
+        if self.written && col > 0 {
+            // A combining character next joins the cell before the cursor
+            // on this screen (xterm keeps `char_was_written` across the
+            // switch); where that cell is empty xterm 379 shows nothing
+            // (`ab CSI ? 1047 h U+0301` shows a blank screen), as for a
+            // mark with nothing printed before it.
+            let before = col.min(self.cols) - 1;
+            let cell = run.parser.screen().cell(row, before);
+            if !cell.is_some_and(|c| c.has_contents() || c.is_wide_continuation()) {
+                self.written = false;
+            }
+        }
     }
 
     /// DECRQM's answer for a mode: 1 set, 2 reset, 0 not recognised.

@@ -320,7 +320,7 @@ fn printing_with_insert_no_wrap_and_rep() {
 /// per class where ptypilot followed another reading before.
 #[test]
 fn as_xterm_379_shows_them() {
-    let cases: [(&str, &[&str]); 16] = [
+    let cases: [(&str, &[&str]); 18] = [
         // C1 controls written as UTF-8: neither acted on nor shown.
         ("A\u{85}B", &["AB"]),
         ("A\u{9b}2CB", &["A2CB"]),
@@ -332,6 +332,10 @@ fn as_xterm_379_shows_them() {
         ("\u{301}AB", &["AB"]),
         ("ab\x1b[1G\u{301}", &["a\u{301}b"]),
         ("\x1b[5G\u{301}Y", &["    Y"]),
+        // After a screen switch a mark joins the cell before the cursor on
+        // the screen in use, and is dropped where that cell is empty.
+        ("ab\x1b[?1047h\u{301}", &[]),
+        ("ab\x1b[?47hxy\x1b[?47l\u{301}", &["ab"]),
         // After a tab a mark joins the character printed last.
         ("q\x1b[21I\u{301}", &["q\u{301}"]),
         ("ab\t\t\u{301}Z", &["ab\u{301}              Z"]),
