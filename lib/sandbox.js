@@ -8,7 +8,8 @@
 // and only while auditing is on for the whole machine (off here, and a
 // library may not switch it on); a seccomp listener that only observes never
 // sees the sockets seccomp refuses (an errno action wins over a
-// notification). So the program's own error is read: its message, the path
+// notification). The sandbox's supervisor (Linux) tells the Unix sockets it refused, and the
+// connections that bypass the proxy; for the rest the program's own error is read: its message, the path
 // it names (on the line, or on the lines just before it, as Cargo and
 // Python's tracebacks put it), checked against where the sandbox lets it
 // write, and a Unix socket it names checked on the host. Errors that hide
@@ -45,10 +46,16 @@ const SUDO_ADVICE = /\bsudo\b|\bchown\b/
 /** How many lines before an error may name its path or its network call (a traceback's frames, Cargo's "Caused by"). */
 const CONTEXT_LINES = 4
 
-/** 'route' or 'dns' for a refusal of a connection that found no route or no DNS, else null. */
+/**
+ * 'route' or 'dns' for a refusal of a connection that found no route or no DNS, 'unix' or
+ * 'abstract' for one of a Unix socket, else null: what the kernel side told (the proxy's observer,
+ * the sandbox's supervisor) is not told again from the program's text.
+ */
 function networkKind(refusal) {
   if (/^(a direct connection|UDP to)/.test(refusal)) return 'route'
   if (refusal.startsWith('a DNS query')) return 'dns'
+  if (/^(a connection|a datagram) to the abstract Unix socket/.test(refusal) || /^connect an abstract Unix socket/.test(refusal)) return 'abstract'
+  if (/^(a connection|a datagram) to the Unix socket/.test(refusal) || /^connect .*\(a Unix socket outside the sandbox\)$/.test(refusal) || /^connect the ssh agent/.test(refusal)) return 'unix'
   return null
 }
 
@@ -274,7 +281,10 @@ function sandboxRefusals(output, sandbox, options) {
   const outputLines = output.split(/\r?\n/)
   for (let i = 0; i < outputLines.length; i++) {
     const refusal = lineRefusal(outputLines, i, sandbox, cwd)
-    if (refusal !== null && !(told.has(networkKind(refusal)) && /^(a direct connection|a DNS query) \(/.test(refusal))) seen.add(refusal)
+    if (refusal === null) continue
+    const kind = networkKind(refusal)
+    const fromText = /^(a direct connection|a DNS query) \(/.test(refusal) || kind === 'unix' || kind === 'abstract'
+    if (!(told.has(kind) && fromText)) seen.add(refusal)
   }
   // A program that advises sudo or chown for what the sandbox refused: that advice does not apply.
   const advice = seen.size > 0 && SUDO_ADVICE.test(output) ? '; sudo or chown will not help' : ''

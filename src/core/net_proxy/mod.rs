@@ -307,7 +307,7 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Handle {
 /// One program's way to the proxy: the listeners it reaches (the proxy's,
 /// then one per `local` port), served while the program's session holds it
 /// and, on Linux, after that for as long as any process of the sandbox is
-/// left (a background job, a daemon): the observer's descriptor hangs up
+/// left (a background job, a daemon): the sandbox's supervisor tells
 /// when the last one is gone. So a process the program left behind keeps
 /// the network its policy gives, under the same checks, until it ends (the
 /// terminal tools end it at `pty_stop`), instead of losing it half-way.
@@ -322,7 +322,7 @@ struct Linger {
     tasks: Vec<tokio::task::AbortHandle>,
     /// The session still holds the bridge.
     held: bool,
-    /// The observer watches the sandbox's processes (until the last is
+    /// The sandbox's supervisor watches its processes (until the last is
     /// gone).
     watching: bool,
 }
@@ -410,20 +410,19 @@ impl Bridge {
         })
     }
 
-    /// Serves the program's observer (its direct connections, DNS
-    /// queries and UDP, see `linux.rs`) until every process under it is
-    /// gone, and the listeners until then too.
+    /// Keeps the listeners while the sandbox's supervisor watches the
+    /// program's processes (Linux: until the last is gone, see
+    /// `sandbox/linux/supervisor.rs`); the returned function says it
+    /// stopped.
     #[cfg(target_os = "linux")]
-    pub(crate) fn observe(&mut self, notify: std::os::fd::OwnedFd) {
+    pub(crate) fn watched(&self) -> impl FnOnce() + Send + 'static {
         let linger = self.linger.clone();
-        let log = self.log.clone();
         linger.lock().unwrap_or_else(|e| e.into_inner()).watching = true;
-        runtime().spawn(async move {
-            linux::observe(notify, log).await;
+        move || {
             let mut l = linger.lock().unwrap_or_else(|e| e.into_inner());
             l.watching = false;
             l.settle();
-        });
+        }
     }
 
     /// The program's refusal log.

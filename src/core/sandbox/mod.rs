@@ -12,14 +12,16 @@
 //!
 //! - `linux/`: mount and IPC namespaces (in a user namespace when not
 //!   root) where the tree is read-only but the writable roots, `/tmp`,
-//!   `/var/tmp`, `/dev/shm` and `/run` are private and bounded, Unix
-//!   sockets outside the roots are covered, `.git`'s configuration and
-//!   hooks are read-only and the terminals are a `devpts` of its own;
-//!   Landlock for the file system, TCP ports and the scopes (signals,
-//!   abstract Unix sockets); a seccomp filter for socket families, terminal
-//!   ioctls, keyrings, other processes' limits and priorities, namespaces,
-//!   mounts and io_uring; `PR_SET_NO_NEW_PRIVS`; the capabilities that reach
-//!   around the rules dropped (so root is confined too).
+//!   `/var/tmp`, `/dev/shm` and `/run` are private and bounded, `.git`'s
+//!   configuration and hooks are read-only and the terminals are a `devpts`
+//!   of its own; Landlock for the file system, TCP ports and the scopes
+//!   (signals, abstract Unix sockets); a seccomp filter for socket
+//!   families, terminal ioctls, keyrings, other processes' limits and
+//!   priorities, namespaces, mounts and io_uring; a supervisor in this
+//!   process that makes the program's `connect`, `sendto` and `sendmsg` for
+//!   it and refuses a Unix socket outside the roots by its inode and mount;
+//!   `PR_SET_NO_NEW_PRIVS`; the capabilities that reach around the rules
+//!   dropped (so root is confined too).
 //! - `macos.rs`: a Seatbelt profile, run by `/usr/bin/sandbox-exec`.
 //!
 //! Every sandboxed program gets a private temporary folder (`TMPDIR`, and
@@ -524,26 +526,34 @@ pub struct Applied {
     /// The private cache folder the package managers are pointed at
     /// ([`Caches::Private`]), when there was a home to make it in.
     pub cache_dir: Option<PathBuf>,
-    /// With an allow list of hosts: the proxy's refusals of this program's
-    /// connections, until read.
+    /// What the sandbox's supervisor and the network proxy refused this
+    /// program (Unix sockets outside the roots, connections that bypass the
+    /// proxy, hosts off the allow list), until read; `None` without either.
     pub net_log: Option<crate::core::net_proxy::NetLog>,
 }
 
 /// What lives as long as a sandboxed program's session: its private
-/// temporary folder and its bridge to the proxy (closing it lets the
-/// network namespace go).
+/// temporary folder, its bridge to the proxy (closing it lets the
+/// network namespace go, once no process of the sandbox is left) and its
+/// supervisor (Linux: it serves until the last process of the sandbox is
+/// gone).
 #[derive(Debug)]
 pub struct Kept {
     _temp: TempDir,
     _bridge: Option<crate::core::net_proxy::Bridge>,
+    _supervisor: Option<Supervisor>,
 }
+
+#[cfg(target_os = "linux")]
+use linux::Supervisor;
+/// No supervisor where the sandbox has none (the Seatbelt profile decides).
+#[cfg(not(target_os = "linux"))]
+type Supervisor = ();
 
 /// The proxy's side of a program with an allow list of hosts, until the
 /// program started.
 struct PendingNet {
     proxy: std::sync::Arc<crate::core::net_proxy::Proxy>,
-    #[cfg(target_os = "linux")]
-    end: crate::core::net_proxy::linux::ParentEnd,
     /// macOS: the proxy listens on a loopback port of this machine.
     #[cfg(not(target_os = "linux"))]
     listener: std::net::TcpListener,
@@ -628,26 +638,56 @@ impl Prepared {
         let mut missing = self.missing;
         let mut net_log = None;
         let mut bridge = None;
+        // Linux: the descriptors the child handed over before its `execve`:
+        // the bridge's listeners and the supervisor's listener.
+        #[cfg(target_os = "linux")]
+        let mut handed = match imp::receive(&self.platform) {
+            None => None,
+            Some(Ok(h)) => Some(h),
+            Some(Err(e)) => {
+                missing.push(format!("the sandbox's supervisor: {e}"));
+                None
+            }
+        };
         if let Some(pending) = self.network {
             let log = crate::core::net_proxy::NetLog::default();
             let local = pending.proxy.policy().local.clone();
             #[cfg(target_os = "linux")]
-            let received = pending.end.receive();
+            let received = handed
+                .as_mut()
+                .map(|(l, _)| std::mem::take(l))
+                .filter(|l| !l.is_empty())
+                .map(|l| l.into_iter().map(std::net::TcpListener::from).collect())
+                .ok_or_else(|| std::io::Error::other("the sandboxed program sent no listener"));
             #[cfg(not(target_os = "linux"))]
-            let received = Ok::<_, std::io::Error>((vec![pending.listener], ()));
-            match received.and_then(|(l, _observer)| {
-                #[allow(unused_mut)]
-                let mut b =
-                    crate::core::net_proxy::Bridge::start(pending.proxy, l, &local, log.clone())?;
-                #[cfg(target_os = "linux")]
-                b.observe(_observer);
-                Ok(b)
+            let received = Ok::<_, std::io::Error>(vec![pending.listener]);
+            match received.and_then(|l| {
+                crate::core::net_proxy::Bridge::start(pending.proxy, l, &local, log.clone())
             }) {
                 Ok(b) => {
                     bridge = Some(b);
                     net_log = Some(log);
                 }
                 Err(e) => missing.push(format!("the bridge to the network proxy: {e}")),
+            }
+        }
+        #[allow(unused_mut)]
+        let mut supervisor = None;
+        #[cfg(target_os = "linux")]
+        if let Some((_, notify)) = handed {
+            let log = net_log.clone().unwrap_or_default();
+            // The bridge's listeners stay while the supervisor watches.
+            let ended = bridge.as_ref().map(|b: &crate::core::net_proxy::Bridge| {
+                Box::new(b.watched()) as Box<dyn FnOnce() + Send>
+            });
+            match imp::supervise(&self.platform, notify, &self.writable, log.clone(), ended) {
+                Ok(s) => {
+                    supervisor = Some(s);
+                    net_log = Some(log);
+                }
+                // The listener is closed: the calls it takes fail
+                // (`ENOSYS`), none goes unchecked.
+                Err(e) => missing.push(format!("the sandbox's supervisor: {e}")),
             }
         }
         let applied = Applied {
@@ -664,6 +704,7 @@ impl Prepared {
             Kept {
                 _temp: self.temp,
                 _bridge: bridge,
+                _supervisor: supervisor,
             },
         )
     }
@@ -992,14 +1033,13 @@ fn prepare_network(
     let port = net_proxy::proxy_port(&hosts.local);
     let mut ports = vec![port];
     ports.extend(&hosts.local);
-    let (end, step) = net_proxy::linux::pair(&ports)
-        .map_err(|e| Error::io("make the socket pair to the network proxy", &e))?;
+    let step = net_proxy::linux::pair(&ports)
+        .map_err(|e| Error::io("plan the bridge to the network proxy", &e))?;
     set_proxy_env(env, port);
     Ok((
         port,
         PendingNet {
             proxy: net_proxy::proxy_for(hosts),
-            end,
         },
         step,
     ))

@@ -5,8 +5,8 @@
 //!
 //! - [`namespaces`]: the mount and IPC namespaces and everything mounted in
 //!   them (the whole tree read-only but the writable roots, private bounded
-//!   `/tmp`, `/var/tmp`, `/dev/shm` and `/run`, Unix sockets outside the
-//!   roots covered, `.git`'s configuration and hooks read-only, a terminal
+//!   `/tmp`, `/var/tmp`, `/dev/shm` and `/run`, the denied Unix sockets
+//!   covered, `.git`'s configuration and hooks read-only, a terminal
 //!   namespace of its own (`devpts`));
 //! - [`landlock`]: the file-system, TCP and scope rules;
 //! - [`caps`]: the capabilities a sandboxed root loses;
@@ -30,12 +30,17 @@
 //!    the network off, no TCP bind or connect; no signal to a process
 //!    outside, no connection to an abstract Unix socket made outside
 //!    (scopes, ABI 6), and no ptrace of a process outside (every ABI);
-//! 5. [`seccomp::install`]: see there.
+//! 5. [`seccomp::install`]: see there;
+//! 6. with the namespaces, [`supervisor`]'s filter: `connect`, `sendto` and
+//!    `sendmsg` are made by ptypilot's process on the program's behalf,
+//!    which decides on the Unix socket an address reaches by its inode and
+//!    mount. The child hands the filter's listener to the parent before its
+//!    `execve`.
 //!
 //! With an allow list of hosts (`network: { allow }`) the namespaces include
 //! a network namespace; right after step 1 the child brings its `lo` up and
-//! listens there for the proxy, and after step 5 it installs the proxy's
-//! observer and hands both to the parent (`net_proxy::linux`).
+//! listens there for the proxy, and step 6 hands those listeners to the
+//! parent too (`net_proxy::linux`).
 //!
 //! Landlock ABI 6 (Linux 6.12) is the least that closes every hole listed
 //! above: ABI 3 brings `truncate`, ABI 6 the scopes. An older kernel, or
@@ -56,6 +61,9 @@ mod caps;
 mod landlock;
 mod namespaces;
 mod seccomp;
+mod supervisor;
+
+pub(crate) use supervisor::Supervisor;
 
 /// The sandbox, ready for the child.
 pub(super) struct Prepared {
@@ -68,6 +76,11 @@ pub(super) struct Prepared {
     /// With an allow list of hosts: the step that bridges the proxy into
     /// the network namespace.
     net: Option<crate::core::net_proxy::linux::ChildStep>,
+    /// With the namespaces: the supervisor's step and the parent's end.
+    supervisor: Option<(supervisor::ChildStep, supervisor::ParentEnd)>,
+    /// `allowUnixSockets` and the denied sockets, absolute, as named.
+    allowed_sockets: Vec<PathBuf>,
+    denied_sockets: Vec<PathBuf>,
 }
 
 pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Prepared> {
@@ -83,11 +96,29 @@ pub(super) fn prepare(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Pr
         network = false;
     }
     let filters = seccomp::compiled_filters(network)?;
+    let supervisor = match &namespaces {
+        Some(_) => {
+            let (end, step) = supervisor::pair()
+                .map_err(|e| Error::io("make the socket pair to the sandbox's supervisor", &e))?;
+            Some((step, end))
+        }
+        None => None,
+    };
+    let absolute = |list: &[PathBuf]| list.iter().map(|p| req.cwd.join(p)).collect();
     Ok(Prepared {
         landlock,
         filters,
         namespaces,
         net: None,
+        supervisor,
+        allowed_sockets: absolute(&req.policy.allow_unix_sockets),
+        denied_sockets: match &req.policy.deny_unix_sockets {
+            Some(list) => absolute(list),
+            None => super::DEFAULT_DENIED_SOCKETS
+                .iter()
+                .map(PathBuf::from)
+                .collect(),
+        },
     })
 }
 
@@ -103,6 +134,37 @@ pub(super) fn set_network(
     }
     p.net = Some(step);
     true
+}
+
+/// The descriptors the child handed over once the program started: the
+/// bridge's listeners and the supervisor's listener; `None` without a
+/// supervisor.
+pub(super) fn receive(
+    p: &Prepared,
+) -> Option<std::io::Result<(Vec<std::os::fd::OwnedFd>, std::os::fd::OwnedFd)>> {
+    p.supervisor.as_ref().map(|(_, end)| end.receive())
+}
+
+/// Starts the supervisor of the program whose listener is `notify`.
+pub(super) fn supervise(
+    p: &Prepared,
+    notify: std::os::fd::OwnedFd,
+    writable: &[PathBuf],
+    log: crate::core::net_proxy::NetLog,
+    ended: Option<Box<dyn FnOnce() + Send>>,
+) -> std::io::Result<Supervisor> {
+    supervisor::start(
+        notify,
+        supervisor::Rules {
+            writable: writable.to_vec(),
+            private: supervisor::private_dirs(),
+            allowed: p.allowed_sockets.clone(),
+            denied: p.denied_sockets.clone(),
+            own_network: p.net.is_some(),
+        },
+        log,
+        ended,
+    )
 }
 
 /// A user namespace cannot be made by a child that shares its parent's
@@ -170,8 +232,11 @@ pub(super) unsafe fn apply_in_child(p: &Prepared) -> std::result::Result<(), i32
         caps::drop_all(root || in_user_ns)?;
         landlock::restrict(&p.landlock)?;
         seccomp::install(p.filters)?;
-        if let (Some(net), Some(listeners)) = (&p.net, listeners) {
-            net.finish(listeners)?;
+        if let Some((step, _)) = &p.supervisor {
+            match (&p.net, listeners) {
+                (Some(net), Some(listeners)) => step.finish(&listeners[..net.count()])?,
+                _ => step.finish(&[])?,
+            }
         }
         Ok(())
     }

@@ -28,10 +28,10 @@
 //!    hooks, `readOnly`) is cloned, made read-only and mounted over itself;
 //!    what stays writable inside those (a submodule's git folder) is put
 //!    back over it.
-//! 8. Every other Unix socket bound in this network namespace (from
-//!    `/proc/net/unix`, read in the parent), outside the roots and not
-//!    allowed by name, and every denied one, is covered by `/dev/null`:
-//!    `connect` to it is refused.
+//! 8. Every denied Unix socket (`denyUnixSockets`: the container daemons'
+//!    by default) not allowed by name is covered by `/dev/null`, a second
+//!    wall behind the supervisor (`supervisor.rs`), which decides on every
+//!    other socket at each call, by its inode and mount.
 //! 9. A `devpts` of its own over `/dev/pts` (`newinstance`; `/dev/ptmx`
 //!    finds it by its path): the person's other terminals are not there.
 //!    The session's own terminal, already open on 0, 1 and 2 and the
@@ -319,11 +319,6 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
     // host's `/dev` is there to cover.
     let visible =
         |p: &Path| (private_of(p).is_none() || in_roots(p)) && !(devpts && p.starts_with("/dev"));
-    for socket in bound_sockets() {
-        if !in_roots(&socket) && visible(&socket) && !req.allowed_sockets.contains(&socket) {
-            covers.push(socket);
-        }
-    }
     for socket in req.denied_sockets {
         if visible(socket) && !covers.contains(socket) && !req.allowed_sockets.contains(socket) {
             covers.push(socket.clone());
@@ -362,32 +357,6 @@ pub(super) fn plan(req: &Request<'_>, missing: &mut Vec<String>) -> Result<Optio
         devpts,
         rules,
     }))
-}
-
-/// Every pathname Unix socket bound in this network namespace that still
-/// exists where it was bound, resolved.
-fn bound_sockets() -> Vec<PathBuf> {
-    use std::os::unix::fs::FileTypeExt;
-    let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for line in table.lines().skip(1) {
-        // Num RefCount Protocol Flags Type St Inode Path
-        let Some(path) = line.split_whitespace().nth(7) else {
-            continue;
-        };
-        if !path.starts_with('/') {
-            continue;
-        }
-        if let Ok(real) = std::fs::canonicalize(path)
-            && std::fs::metadata(&real).is_ok_and(|m| m.file_type().is_socket())
-            && !found.contains(&real)
-        {
-            found.push(real);
-        }
-    }
-    found
 }
 
 /// Whether this system lets a child make the namespaces (`flags`): asked
