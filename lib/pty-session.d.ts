@@ -387,8 +387,10 @@ export declare class PtySession {
   /** The sandbox the program runs under; `null` before `start` and for `sandbox: 'off'`. */
   readonly sandbox: SandboxInfo | null
   /**
-   * The connections the sandbox's network proxy refused since the last call, one phrase each
-   * (`'a connection to x.org:443 (not on the allow list)'`); empty without `network: { allow }`.
+   * What the sandbox refused since the last call, as the kernel side saw it, one phrase each: the
+   * network proxy's refusals (`'a connection to x.org:443 (not on the allow list)'`), and on Linux
+   * the supervisor's (`'a connection to the Unix socket /srv/x.sock (outside the writable roots;
+   * …)'`, connections that bypass the proxy); empty without a sandbox.
    */
   takeNetworkRefusals(): string[]
   /** True from `start` until the exit was delivered. */

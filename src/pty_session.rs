@@ -189,8 +189,9 @@ impl NativeSession {
         self.session.as_ref()?.sandbox().map(SandboxInfo::from)
     }
 
-    /// The network proxy's refusals of this program's connections since
-    /// the last call (`sandbox.network: { allow }` only; else empty).
+    /// What the sandbox refused this program since the last call: the
+    /// network proxy's refusals and (Linux) the supervisor's (Unix sockets,
+    /// connections that bypass the proxy); empty without a sandbox.
     #[napi(catch_unwind)]
     pub fn take_network_refusals(&self) -> Vec<String> {
         self.session
