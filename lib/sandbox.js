@@ -48,7 +48,7 @@ const CONTEXT_LINES = 4
 
 /**
  * 'route' or 'dns' for a refusal of a connection that found no route or no DNS, 'unix' or
- * 'abstract' for one of a Unix socket, else null: what the kernel side told (the proxy's observer,
+ * 'abstract' for one of a Unix socket, else null: what the kernel side told (the proxy,
  * the sandbox's supervisor) is not told again from the program's text.
  */
 function networkKind(refusal) {
@@ -276,7 +276,7 @@ function sandboxRefusals(output, sandbox, options) {
     throw invalidArg(`options.network must be an array of strings, got ${describe(network)}`)
   }
   const seen = new Set([...network, ...npmRefusals(output, sandbox, cwd)])
-  // What the proxy's observer named exactly (with the address) is not repeated from the text.
+  // What the kernel side named exactly (the proxy, the sandbox's supervisor) is not repeated from the text.
   const told = new Set(network.map(networkKind))
   const outputLines = output.split(/\r?\n/)
   for (let i = 0; i < outputLines.length; i++) {
