@@ -13,8 +13,15 @@ const repo = fileURLToPath(new URL('..', import.meta.url))
 const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }
 const report = process.report.getReport() as { header: { glibcVersionRuntime?: string } }
 const glibc = report.header.glibcVersionRuntime
-const onLinuxX64Gnu = process.platform === 'linux' && process.arch === 'x64' && glibc !== undefined
-const key = 'linux-x64-gnu'
+/** Linux with glibc on a published architecture (x64, or arm64 as `npm run test:arm64` runs it). */
+const onLinuxGnu = process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch) && glibc !== undefined
+const key = `linux-${process.arch}-gnu`
+/** The machine's `cc` builds for this process's architecture (not so under emulation: the host's). */
+const ccForThisArch = (() => {
+  const r = spawnSync('cc', ['-dumpmachine'], { encoding: 'utf8' })
+  const prefix = { x64: 'x86_64-', arm64: 'aarch64-' }[process.arch as 'x64' | 'arm64']
+  return r.status === 0 && prefix !== undefined && r.stdout.startsWith(prefix)
+})()
 const builtAddon = join(repo, `ptypilot.${key}.node`)
 
 type Outcome = {
@@ -66,17 +73,17 @@ function fakePackage(pkgVersion: string, addon: (file: string) => void) {
   addon(join(dir, main))
 }
 
-describe.skipIf(!onLinuxX64Gnu)('binding loader', () => {
+describe.skipIf(!onLinuxGnu)('binding loader', () => {
   it('names the platform, the package, each attempt and the fix when nothing is installed', () => {
     const out = load()
     expect(out.code).toBe('ERR_NO_BINDING')
-    expect(out).toMatchObject({ platform: 'linux', arch: 'x64', libc: 'glibc', packageName: `ptypilot-${key}` })
+    expect(out).toMatchObject({ platform: 'linux', arch: process.arch, libc: 'glibc', packageName: `ptypilot-${key}` })
     expect(out.attempts!.map((a) => [a.what, a.status])).toEqual([
       [`local build ptypilot.${key}.node`, 'not found'],
       [`package ptypilot-${key}`, 'not found'],
     ])
     const message = out.message!
-    expect(message).toContain(`for linux x64 (glibc ${glibc})`)
+    expect(message).toContain(`for linux ${process.arch} (glibc ${glibc})`)
     expect(message).toContain(`npm install ptypilot-${key}@${version}`)
     expect(message).toContain('npm run build')
     expect(message).not.toMatch(/bug/i)
@@ -93,11 +100,13 @@ describe.skipIf(!onLinuxX64Gnu)('binding loader', () => {
       expect(attempt.location).toContain(root)
       expect(attempt.detail).toMatch(/invalid ELF header|file too short/)
     }
-    expect(out.message).toMatch(/local build ptypilot\.linux-x64-gnu\.node: failed to load at .*: .*(invalid ELF header|file too short)/)
+    expect(out.message).toMatch(new RegExp(`local build ptypilot\\.${key}\\.node: failed to load at .*: .*(invalid ELF header|file too short)`))
     expect(out.cause).toMatch(/invalid ELF header|file too short/)
   })
 
-  it.skipIf(!have('cc'))('explains a binary that needs a newer glibc', () => {
+  it('explains a binary that needs a newer glibc', (ctx) => {
+    if (!have('cc')) ctx.skip('cc not installed')
+    if (!ccForThisArch) ctx.skip(`cc builds for another architecture than this process's ${process.arch}`)
     // A shared object that needs symbol version GLIBC_2.99 of libc.so.6: it
     // links against a stub libc that defines one, and at load time meets the
     // real libc, which does not.
@@ -144,11 +153,11 @@ describe.skipIf(!onLinuxX64Gnu)('binding loader', () => {
 
   it('says no package exists for an unsupported platform and how to build one', () => {
     const out = load(`Object.defineProperty(process, 'platform', { value: 'freebsd' })`)
-    expect(out).toMatchObject({ code: 'ERR_NO_BINDING', platform: 'freebsd', libc: null, packageName: 'ptypilot-freebsd-x64' })
-    expect(out.message).toContain('could not load its native addon for freebsd x64.')
+    expect(out).toMatchObject({ code: 'ERR_NO_BINDING', platform: 'freebsd', libc: null, packageName: `ptypilot-freebsd-${process.arch}` })
+    expect(out.message).toContain(`could not load its native addon for freebsd ${process.arch}.`)
     expect(out.message).toContain(
-      'No prebuilt package exists for freebsd-x64; published platforms: linux-x64-gnu, linux-arm64-gnu, darwin-x64, darwin-arm64.',
+      `No prebuilt package exists for freebsd-${process.arch}; published platforms: linux-x64-gnu, linux-arm64-gnu, darwin-x64, darwin-arm64.`,
     )
-    expect(out.message).toContain('writes ptypilot.freebsd-x64.node')
+    expect(out.message).toContain(`writes ptypilot.freebsd-${process.arch}.node`)
   })
 })

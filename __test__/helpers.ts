@@ -36,6 +36,20 @@ export function userModeEmulator(): string | null {
 }
 
 /**
+ * How much longer a time cap is under user-mode emulation: qemu-user runs
+ * every aarch64 program (Node, the addon, arm64 Node children) through its
+ * translator, Node starts in about 1.7 s instead of 0.07 s, and a machine
+ * shared with other work slows that further. A cap is a bound on a hang,
+ * never a speed target, so it grows there instead of the test skipping.
+ */
+export const EMULATION_SLOWDOWN = userModeEmulator() ? 5 : 1
+
+/** A time cap in ms for this process: `ms` natively, {@link EMULATION_SLOWDOWN} times it under emulation. */
+export function capMs(ms: number): number {
+  return ms * EMULATION_SLOWDOWN
+}
+
+/**
  * Skips the running test under user-mode emulation, naming the emulator and
  * `what` it does not provide (`'emulate Landlock'`): for a test of something
  * the emulator cannot pass through, never for a fault of ptypilot's.
@@ -46,12 +60,42 @@ export function notUnderEmulation(ctx: { skip: (note?: string) => void }, what: 
 }
 
 /**
+ * The Landlock ABI version of the running kernel as a program of the host's
+ * own architecture sees it (`landlock_create_ruleset` asked for the version,
+ * through python3's ctypes: the system call's number, 444, is the same on
+ * every architecture), 0 when the kernel says it has none, or null when no
+ * such program answers (no python3, or one that is emulated too). Under
+ * user-mode emulation this reaches the kernel where the emulated process
+ * cannot: qemu-user answers that call with ENOSYS.
+ */
+export function hostLandlockAbi(): number | null {
+  const probe = [
+    'import ctypes, json, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'abi = libc.syscall(444, None, 0, 1)',
+    "native = os.readlink('/proc/self/exe') == os.readlink('/proc/thread-self/exe')",
+    "print(json.dumps({'native': native, 'abi': max(abi, 0)}))",
+  ].join('\n')
+  const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', timeout: 30_000 })
+  if (r.status !== 0) return null
+  try {
+    const answer = JSON.parse(r.stdout) as { native: boolean; abi: number }
+    return answer.native ? answer.abi : null
+  } catch {
+    return null
+  }
+}
+
+/**
  * Under user-mode emulation, why the sandbox cannot be had there, or null
- * (natively, or where it can). qemu-user passes no Landlock system call
- * through (`landlock_create_ruleset` is ENOSYS under it on a kernel that has
- * Landlock), so every sandboxed start is `ERR_SANDBOX_UNAVAILABLE`: the
- * reason names the emulator and ptypilot's own message. Checked by starting
- * `true` in the sandbox once.
+ * (natively, or where it can, or where the kernel itself lacks what it
+ * needs: then the sandbox's tests fail as they would natively). qemu-user
+ * passes no Landlock system call through (`landlock_create_ruleset` is
+ * ENOSYS under it on a kernel that has Landlock, see
+ * {@link hostLandlockAbi}), so every sandboxed start is
+ * `ERR_SANDBOX_UNAVAILABLE`: the reason names the emulator, the kernel's
+ * ABI and ptypilot's own message. Checked by starting `true` in the
+ * sandbox once.
  */
 export async function sandboxMissingUnderEmulation(): Promise<string | null> {
   const emulator = userModeEmulator()
@@ -63,8 +107,10 @@ export async function sandboxMissingUnderEmulation(): Promise<string | null> {
   } catch (err) {
     const e = err as { code?: string; message?: string }
     if (e.code !== 'ERR_SANDBOX_UNAVAILABLE') throw err
-    const landlock = /landlock/i.test(e.message ?? '') ? ' emulate Landlock' : ' give the sandbox what it needs'
-    return `${emulator} does not${landlock}: ${(e.message ?? '').split('\n')[0]}`
+    const abi = /landlock/i.test(e.message ?? '') ? hostLandlockAbi() : null
+    if (!abi) return null
+    const said = (e.message ?? '').split('\n')[0]
+    return `${emulator} does not emulate Landlock (ENOSYS to the emulated process; the kernel has ABI ${abi}): ${said}`
   }
 }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Ajv from 'ajv'
 import { Process } from '../index.js'
-import { alive, gitEnv, repoWithTwoHunks } from './helpers'
+import { alive, capMs, gitEnv, repoWithTwoHunks } from './helpers'
 import { BIN, serveMcp, type Reply, type Served } from './mcp-client'
 
 
@@ -99,7 +99,7 @@ async function readUntil(s: Served, id: string, pattern: RegExp, since?: number)
       output += last.text
       expect(output).toMatch(pattern)
     },
-    { timeout: 15000, interval: 10 },
+    { timeout: capMs(15000), interval: 10 },
   )
   return { text: output, isError: false }
 }
@@ -381,7 +381,7 @@ describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
     expect(handle.text).toMatch(/^\[h\d+ running\]/)
     expect(session.text).toMatch(/^Started session pty\d+: sleep 1000, pid \d+/)
     const pids = [Number(/P=(\d+)/.exec(handle.text)![1]), Number(/pid (\d+)/.exec(session.text)![1])]
-    await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 10000 })
+    await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: capMs(10000) })
     const later = [
       await s.call('sh', { action: 'apply', id: handleId(handle.text), input: 'x' }),
       await s.call('pty_read', { id: sessionId(session.text) }),
@@ -400,7 +400,7 @@ describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
     const host = hostOf(s.pid)
     for (const pid of pids) expect(Process.fromPid(pid)!.ppid).toBe(host)
     await s.close()
-    await vi.waitFor(() => expect([s.pid, host, ...pids].filter(alive)).toEqual([]), { timeout: 10000 })
+    await vi.waitFor(() => expect([s.pid, host, ...pids].filter(alive)).toEqual([]), { timeout: capMs(10000) })
   })
   it('on SIGTERM the server exits at once and its host kills what it started', async () => {
     const s = await serve(['--no-git'])
@@ -410,7 +410,7 @@ describe('ptypilot mcp: progress, idle cleanup, shutdown', () => {
     const host = hostOf(s.pid)
     expect([pid, grandchild].every(alive)).toBe(true)
     process.kill(s.pid, 'SIGTERM')
-    await vi.waitFor(() => expect([s.pid, host, pid, grandchild].filter(alive)).toEqual([]), { timeout: 10000 })
+    await vi.waitFor(() => expect([s.pid, host, pid, grandchild].filter(alive)).toEqual([]), { timeout: capMs(10000) })
   })
 })
 
@@ -431,11 +431,11 @@ describe('ptypilot mcp: crash isolation', () => {
         if (reply.isError) failed = reply
         expect(failed).not.toBeNull()
       },
-      { timeout: 20000, interval: 10 },
+      { timeout: capMs(20000), interval: 10 },
     )
     expect(failed!.text).toContain(id)
     expect(failed!.text).toMatch(/isolated host (\(pid \d+\) )?was killed by SIGABRT/)
-    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: 5000 })
+    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: capMs(5000) })
     expect(alive(s.pid)).toBe(true)
     const after = await s.call('pty_exec', { command: 'echo', args: ['after the crash'] })
     expect(after.isError, after.text).toBe(false)
@@ -460,7 +460,7 @@ describe('ptypilot mcp: crash isolation', () => {
     expect(crashed.isError).toBe(true)
     expect(crashed.text).toMatch(/the isolated host \(pid \d+\) was killed by SIGABRT/)
     expect(crashed.text).toContain(`${id} (sh run)`)
-    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: 5000 })
+    await vi.waitFor(() => expect([host, pid].filter(alive)).toEqual([]), { timeout: capMs(5000) })
     expect(alive(s.pid)).toBe(true)
     // The lost handle says it was lost; a fresh host serves the next call.
     const lost = await s.call('sh', { action: 'apply', id, input: 'x' })

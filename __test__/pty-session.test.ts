@@ -1,15 +1,16 @@
 // PtySession against real programs: output, exit status, completeness,
 // UTF-8, input, options, resize, errors, timeouts, termination, leaks.
 import { describe, it, expect, vi } from 'vitest'
-import { mkdtempSync, realpathSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, realpathSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { spawn as spawnChild } from 'node:child_process'
+import { execFileSync, spawn as spawnChild } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
 import { Worker } from 'node:worker_threads'
 import { getEventListeners } from 'node:events'
 import { PtySession, exec, type PtyExit, type PtypilotError } from '../index.js'
-import { alive, collector, exists, fdCount, procState, sessionFds, linuxOnly } from './helpers.js'
+import { alive, capMs, collector, exists, fdCount, procState, sessionFds, linuxOnly } from './helpers.js'
 
 async function run(command: string, args: string[] = [], extra: object = {}) {
   const out = collector()
@@ -141,25 +142,28 @@ describe('input', () => {
     const timer = setInterval(() => ticks++, 5)
     try {
       const out = collector()
-      const session = PtySession.spawn(
-        { command: 'sh', args: ['-c', 'stty -echo; echo ready; sleep 0.3; wc -c'] },
-        out.onData,
-      )
+      // The program reads nothing from its terminal until the test opens
+      // the gate (a FIFO), which it does only once write() has returned. A
+      // write that waited for the reader would return only when the
+      // program's own fallback opened it after 60 s, leaving `late`.
+      const dir = mkdtempSync(join(tmpdir(), 'ptypilot-slow-reader-'))
+      const [gate, late] = [join(dir, 'gate'), join(dir, 'late')]
+      execFileSync('mkfifo', [gate])
+      const script = `(sleep 60; touch '${late}'; echo go > '${gate}') & stty -echo; echo ready; read x < '${gate}'; wc -c`
+      const session = PtySession.spawn({ command: 'sh', args: ['-c', script] }, out.onData)
       await session.waitFor('ready')
       const line = 'y'.repeat(1023) + '\n'
       const payload = line.repeat(4096) // 4 MiB
-      const before = Date.now()
       session.write(payload)
       session.write('\x04')
-      const writeMs = Date.now() - before
+      expect(existsSync(late)).toBe(false)
+      // Timers keep firing while the 4 MiB wait for their reader.
       const ticksAfterWrite = ticks
+      await vi.waitFor(() => expect(ticks - ticksAfterWrite).toBeGreaterThan(5))
+      await writeFile(gate, 'go\n')
       const exit = await session.exited
       expect(exit.exitCode).toBe(0)
       expect(out.text().replace('ready', '').trim()).toBe(String(payload.length))
-      // The write returned before the program read anything (it sleeps
-      // first), and timers kept firing while the data drained.
-      expect(writeMs).toBeLessThan(300)
-      expect(ticks - ticksAfterWrite).toBeGreaterThan(5)
     } finally {
       clearInterval(timer)
     }
@@ -719,7 +723,7 @@ describe('load and leaks', () => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL')
         resolve(-1)
-      }, 10000)
+      }, capMs(10000))
       child.on('exit', (c) => {
         clearTimeout(timer)
         resolve(c)

@@ -17,8 +17,11 @@
 // valid. Each binary is then checked (scripts/check-binary.js). The
 // toolchain comes from scripts/setup-cross.sh (checked first; run it once).
 //
-// Usage: node scripts/build-all.js [--only KEY[,KEY]] [--clippy] [--tests]
+// Usage: node scripts/build-all.js [--only KEY[,KEY]] [--debug] [--clippy] [--tests]
 //   --only    build only these platforms (e.g. --only darwin-arm64)
+//   --debug   a debug build (Linux arm64 only: quicker to make, for a test
+//             run under emulation, as CI's): linked the same way and checked,
+//             put in target/cross/debug-addons/, never in npm/
 //   --clippy  instead of building: `cargo clippy --all-targets -D warnings`
 //             for the cross targets, in one cargo run (what CI runs)
 //   --tests   instead of building: `cargo test --no-run` for the cross
@@ -91,13 +94,22 @@ function checkToolchain() {
   if (result.status !== 0) throw new Error('the cross toolchain is not set up: run scripts/setup-cross.sh (Debian 12, root or sudo)')
 }
 
+/** Where `--debug` puts a debug binary (never npm/, which holds the published ones). */
+const DEBUG_ADDONS = path.join(CROSS_TARGET_DIR, 'debug-addons')
+
 /**
- * Builds one platform's binary and puts it into npm/<key>/. Returns its path.
+ * Builds one platform's binary and puts it into npm/<key>/ (with `debug`, a
+ * debug build into DEBUG_ADDONS). Returns its path.
  * @param {import('./platforms.js').Platform} platform
+ * @param {boolean} [debug]
  */
-function build(platform) {
+function build(platform, debug = false) {
   const name = `ptypilot.${platform.key}.node`
-  const dest = path.join(ROOT, 'npm', platform.key, name)
+  if (debug && !(platform.format === 'elf' && platform.toolchain === 'debian')) {
+    throw new Error(`--debug: only for Linux arm64 (a test build), not ${platform.key}`)
+  }
+  if (debug) fs.mkdirSync(DEBUG_ADDONS, { recursive: true })
+  const dest = debug ? path.join(DEBUG_ADDONS, name) : path.join(ROOT, 'npm', platform.key, name)
   if (platform.toolchain === 'rustup') {
     run(process.execPath, [path.join(__dirname, 'build.js')])
     fs.copyFileSync(path.join(ROOT, name), dest)
@@ -110,9 +122,10 @@ function build(platform) {
   }
   // cargo-zigbuild reads a glibc version after the Linux triple.
   const target = platform.glibc ? `${platform.target}.${platform.glibc}` : platform.target
-  run('cargo-zigbuild', ['zigbuild', '--release', '--lib', '--target', target, ...buildStdArgs(platform)], { env: crossEnv(platform) })
+  const profile = debug ? 'debug' : 'release'
+  run('cargo-zigbuild', ['zigbuild', ...(debug ? [] : ['--release']), '--lib', '--target', target, ...buildStdArgs(platform)], { env: crossEnv(platform) })
   const file = platform.format === 'macho' ? 'libptypilot.dylib' : 'libptypilot.so'
-  fs.copyFileSync(path.join(CROSS_TARGET_DIR, platform.target, 'release', file), dest)
+  fs.copyFileSync(path.join(CROSS_TARGET_DIR, platform.target, profile, file), dest)
   return dest
 }
 
@@ -157,6 +170,7 @@ function main() {
   const argv = process.argv.slice(2)
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null
   const execute = argv.includes('--run')
+  const debug = argv.includes('--debug')
   const mode = argv.includes('--clippy') ? 'clippy' : argv.includes('--tests') ? 'tests' : 'build'
   let platforms = only ? only.map((k) => require('./platforms.js').platform(k)) : PLATFORMS
   if (mode !== 'build') platforms = platforms.filter((p) => p.toolchain === 'debian')
@@ -173,7 +187,7 @@ function main() {
   for (const platform of platforms) {
     const t0 = Date.now()
     if (mode === 'build') {
-      const file = build(platform)
+      const file = build(platform, debug)
       const problems = checkBinary(file, platform)
       const size = (fs.statSync(file).size / 1024 / 1024).toFixed(1)
       if (problems.length > 0) throw new Error(`${path.relative(ROOT, file)} fails the binary check:\n  ${problems.join('\n  ')}`)

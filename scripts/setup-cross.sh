@@ -52,7 +52,7 @@ if [ ${#need[@]} -gt 0 ]; then
   if $check_only; then missing+=("${need[@]}"); else
     echo "setup-cross: installing ${need[*]}"
     "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}"
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${need[@]}"
   fi
 fi
 

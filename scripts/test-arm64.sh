@@ -27,9 +27,12 @@
 #
 # Needs root (apt-get, mounting binfmt_misc, update-binfmts), or sudo for
 # those steps. Usage:
-#   scripts/test-arm64.sh [--setup-only] [--no-cargo] [vitest arguments...]
+#   scripts/test-arm64.sh [--setup-only] [--no-cargo] [--debug] [vitest arguments...]
 #     --setup-only  steps 1-4, then print the command that runs Vitest
 #     --no-cargo    skip `cargo test` for aarch64
+#     --debug       test a debug build of the arm64 addon (build:all --debug:
+#                   the same sources and link, quicker to build, not the
+#                   published binary; CI's set uses it)
 #     the rest goes to `vitest run` (files, -t PATTERN, --reporter ...)
 # Environment: PTYPILOT_ARM64_CACHE (default target/arm64), where the Node
 # and the copy go; PTYPILOT_ARM64_NO_BUILD=1 uses the addon already in
@@ -40,11 +43,13 @@ cd "$ROOT"
 
 setup_only=false
 cargo_tests=true
+debug=false
 vitest_args=()
 for arg in "$@"; do
   case "$arg" in
     --setup-only) setup_only=true ;;
     --no-cargo) cargo_tests=false ;;
+    --debug) debug=true ;;
     *) vitest_args+=("$arg") ;;
   esac
 done
@@ -95,12 +100,19 @@ arch=$("$NODE" -p process.arch)
 [ "$arch" = arm64 ] || { say "$NODE reports $arch, not arm64"; exit 1; }
 say "arm64 Node $("$NODE" --version) runs (through $(head -c 200 /proc/sys/fs/binfmt_misc/qemu-aarch64 | sed -n 's/^interpreter //p'))"
 
-# 3. The published arm64 addon.
-ADDON="$ROOT/npm/linux-arm64-gnu/ptypilot.linux-arm64-gnu.node"
+# 3. The published arm64 addon (with --debug, a debug build of it).
+if $debug; then
+  ADDON="${PTYPILOT_CROSS_TARGET_DIR:-$ROOT/target/cross}/debug-addons/ptypilot.linux-arm64-gnu.node"
+  build=(node scripts/build-all.js --only linux-arm64-gnu --debug)
+else
+  ADDON="$ROOT/npm/linux-arm64-gnu/ptypilot.linux-arm64-gnu.node"
+  build=(node scripts/build-all.js --only linux-arm64-gnu)
+fi
 if [ "${PTYPILOT_ARM64_NO_BUILD:-}" != 1 ]; then
-  node scripts/build-all.js --only linux-arm64-gnu
+  "${build[@]}"
 fi
 [ -f "$ADDON" ] || { say "no $ADDON: run without PTYPILOT_ARM64_NO_BUILD"; exit 1; }
+say "testing $ADDON ($($debug && echo debug || echo release) build)"
 
 # 4. The copy, with the arm64 dependencies.
 TREE="$CACHE/tree"
