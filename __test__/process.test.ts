@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { Process } from '../index.js'
-import { alive, fdCount, procState, linuxOnly } from './helpers.js'
+import { alive, capMs, fdCount, procState, linuxOnly } from './helpers.js'
 
 type Code = { code?: string; message: string }
 
@@ -92,13 +92,19 @@ function ids(pid: number): [number, number, number] {
   return [Number(f[1]), Number(f[2]), Number(f[3])]
 }
 
-/** Waits for the line `<name> <pid>` in the output. */
+/**
+ * Waits for the line `<name> <pid>` in the output: up to 15 s (python3 and
+ * perl start slowly on a loaded machine; vi.waitFor's own 1 s is too short there).
+ */
 async function pidFrom(output: () => string, name: string): Promise<number> {
-  return vi.waitFor(() => {
-    const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(output())
-    if (!m) throw new Error(`no "${name}" line yet in ${JSON.stringify(output())}`)
-    return Number(m[1])
-  })
+  return vi.waitFor(
+    () => {
+      const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(output())
+      if (!m) throw new Error(`no "${name}" line yet in ${JSON.stringify(output())}`)
+      return Number(m[1])
+    },
+    { timeout: capMs(15_000), interval: 20 },
+  )
 }
 
 /** Starts the tree under a subreaper and waits until every member is in place. */
