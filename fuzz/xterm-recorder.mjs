@@ -161,6 +161,13 @@ export class XtermRecorder {
       this.bound = bindInto(this.root)
       this.unbindAtExit = () => unbind(this.bound)
       process.once('exit', this.unbindAtExit)
+      // A signal ends Node without 'exit': unbind, then end as the signal
+      // would have.
+      this.onSignal = (signal) => {
+        unbind(this.bound)
+        process.exit(128 + (signal === 'SIGINT' ? 2 : 15))
+      }
+      for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, this.onSignal)
     }
     for (let n = 53; n < 153; n++) {
       if (fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`)) continue
@@ -190,6 +197,7 @@ export class XtermRecorder {
     unbind(this.bound ?? [])
     this.bound = []
     if (this.unbindAtExit) process.removeListener('exit', this.unbindAtExit)
+    for (const signal of ['SIGINT', 'SIGTERM']) if (this.onSignal) process.removeListener(signal, this.onSignal)
     fs.rmSync(this.dir, { recursive: true, force: true })
   }
 
