@@ -336,20 +336,8 @@ impl Thread {
 
     /// Copies `buf.len()` values from address `at` of the thread's
     /// process into `buf`.
-    fn read_memory<T>(&self, at: u64, buf: &mut [T]) -> Result<(), Refused> {
-        let len = std::mem::size_of_val(buf);
-        let local = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: len,
-        };
-        let remote = libc::iovec {
-            iov_base: at as *mut libc::c_void,
-            iov_len: len,
-        };
-        // SAFETY: `local` covers exactly `buf`, which is writable; the
-        // remote range is only read by the kernel, in the other process.
-        let n = unsafe { libc::process_vm_readv(self.tid, &local, 1, &remote, 1, 0) };
-        if n == len as isize {
+    fn read_memory<T: Copy>(&self, at: u64, buf: &mut [T]) -> Result<(), Refused> {
+        if crate::core::proc_tree::read_memory(self.tid, at, buf) {
             Ok(())
         } else {
             Err(Refused)

@@ -24,6 +24,29 @@ pub(super) async fn exited(target: &ProcRef) -> bool {
     pidfd::exited(target).await
 }
 
+/// Copies `buf.len()` values from address `at` of the thread `tid` into
+/// `buf` (`process_vm_readv`, ptrace access mode): `false` unless every
+/// byte was read. For plain values only (numbers, `#[repr(C)]` records of
+/// numbers), since any bytes may arrive.
+pub(crate) fn read_memory<T: Copy>(tid: Pid, at: u64, buf: &mut [T]) -> bool {
+    let len = std::mem::size_of_val(buf);
+    if len == 0 {
+        return true;
+    }
+    let local = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: len,
+    };
+    let remote = libc::iovec {
+        iov_base: at as *mut libc::c_void,
+        iov_len: len,
+    };
+    // SAFETY: `local` covers exactly `buf`, which is writable; the remote
+    // range is only read by the kernel, in the other process.
+    let n = unsafe { libc::process_vm_readv(tid, &local, 1, &remote, 1, 0) };
+    n == len as isize
+}
+
 /// The table row of `pid`, if such a process exists.
 pub(super) fn info(pid: Pid) -> Option<ProcInfo> {
     let stat = procfs::process::Process::new(pid).ok()?.stat().ok()?;

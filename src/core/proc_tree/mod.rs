@@ -69,6 +69,10 @@ mod linux;
 mod pidfd;
 #[cfg(target_os = "linux")]
 use linux as sys;
+/// Reading another process's memory: the input-state reader and the
+/// sandbox's supervisor.
+#[cfg(target_os = "linux")]
+pub(crate) use linux::read_memory;
 
 #[cfg(target_os = "macos")]
 mod macos;

@@ -171,21 +171,7 @@ pub(crate) struct ParentEnd {
 
 /// The socket pair between the parent and the child, and both ends.
 pub(crate) fn pair() -> io::Result<(ParentEnd, ChildStep)> {
-    let mut fds = [0; 2];
-    // SAFETY: socketpair writes two descriptors into the array we own.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just made and are ours.
-    let (parent, child) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (parent, child) = socket_pair()?;
     Ok((
         ParentEnd { channel: parent },
         ChildStep {
@@ -697,23 +683,11 @@ fn same_user(tid: libc::pid_t) -> bool {
 /// Reads `len` bytes at `addr` of the process `tid`.
 fn read_mem(tid: libc::pid_t, addr: u64, len: usize) -> Result<Vec<u8>, i32> {
     let mut buf = vec![0u8; len];
-    if len == 0 {
-        return Ok(buf);
+    if crate::core::proc_tree::read_memory(tid, addr, &mut buf) {
+        Ok(buf)
+    } else {
+        Err(libc::EFAULT)
     }
-    let local = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: len,
-    };
-    let remote = libc::iovec {
-        iov_base: addr as *mut libc::c_void,
-        iov_len: len,
-    };
-    // SAFETY: reads `len` bytes of the calling process into our buffer.
-    let got = unsafe { libc::process_vm_readv(tid, &local, 1, &remote, 1, 0) };
-    if got != len as isize {
-        return Err(libc::EFAULT);
-    }
-    Ok(buf)
 }
 
 fn write_mem(tid: libc::pid_t, addr: u64, bytes: &[u8]) {
