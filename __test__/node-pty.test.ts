@@ -362,6 +362,23 @@ describe('IPty members', () => {
     expect(w.text().trim()).toBe(p.ptsName)
   })
 
+  it('ptsName is known for a program that ends at once, after its exit too', async (ctx) => {
+    linuxOnly(ctx, 'a terminal with a device path')
+    // The native session underneath: the path it read at the start, not one asked of a master
+    // that the session closes once the program ended (under emulation the program may end
+    // before the caller asks).
+    const native = require('../lib/addon.js')
+    const session = new native.NativeSession()
+    const exited = new Promise<void>((resolve) => {
+      session.startNodePty(
+        { file: 'true', args: [], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: '/', cols: 80, rows: 24, text: true, raw: false },
+        (_data: unknown, exit: unknown) => { if (exit) resolve() },
+      )
+    })
+    await exited
+    expect(session.ptsName).toMatch(/^\/dev\/pts\/\d+$/)
+  })
+
   it('destroy() stops the output, hangs up the program, and onExit still comes', async () => {
     const p = spawn('sh', ['-c', 'while :; do echo tick; sleep 0.01; done']) as IUnixPty
     const w = watch(p)

@@ -149,8 +149,8 @@ impl NativeSession {
         self.launch(env, spawn, pump, true)
     }
 
-    /// The path of the terminal's slave side (`/dev/pts/3`); `null` before
-    /// `start`, for plain pipes and after the exit.
+    /// The path of the terminal's slave side (`/dev/pts/3`), kept after the
+    /// exit; `null` before `start`, for plain pipes and on Windows.
     #[napi(getter, catch_unwind)]
     pub fn pts_name(&self) -> Option<String> {
         self.session.as_ref()?.pts_name()

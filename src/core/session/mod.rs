@@ -397,13 +397,11 @@ impl Session {
         self.lock().model_on
     }
 
-    /// The path of the terminal's slave side (`/dev/pts/3`); `None` for plain
-    /// pipes and after the exit.
+    /// The path of the terminal's slave side (`/dev/pts/3`), as it was at the
+    /// start, after the exit too (a program that ends at once still had
+    /// it); `None` for plain pipes and on Windows.
     pub fn pts_name(&self) -> Option<String> {
-        let inner = self.lock();
-        // The loop clears `pty_fd` under this lock before it closes the
-        // master, so the descriptor is open while we hold the lock.
-        tty::slave_path(inner.pty_fd?).and_then(|p| p.into_string().ok())
+        self.lock().pts_name.clone()
     }
 
     /// How the session ended, once it has.

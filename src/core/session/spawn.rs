@@ -138,6 +138,9 @@ impl Session {
                 user_paused: false,
                 input_fd,
                 pty_fd,
+                pts_name: pty_fd
+                    .and_then(crate::core::tty::slave_path)
+                    .and_then(|p| p.into_string().ok()),
                 queue: VecDeque::new(),
                 writes: 0,
                 input_seq: 0,

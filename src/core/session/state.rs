@@ -100,6 +100,9 @@ pub(super) struct Inner {
     pub(super) input_fd: Option<RawFd>,
     /// The pty master, for resizing (none for pipes).
     pub(super) pty_fd: Option<RawFd>,
+    /// The slave's path, read from the master at the start (before the
+    /// program could end and the loop close the master): kept after the exit.
+    pub(super) pts_name: Option<String>,
     /// Input that did not fit into the pty yet.
     pub(super) queue: VecDeque<u8>,
     /// Writes so far (a look at the input state notices one made meanwhile).
