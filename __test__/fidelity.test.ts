@@ -160,7 +160,7 @@ describe('features, one sequence each', () => {
     ['origin mode', `${E}[5;10r${E}[?6h${E}[1;1Ho${E}[20;1Hbottom${E}[?6l${E}[r`],
     ['alternate screen 1049: enter, draw, leave', `main text${E}[?1049halt text${E}[5;5Hmore${E}[?1049lback`],
     ['alternate screen 1049 keeps the cursor column on entry', `main${E}[?1049hfull`],
-    ['alternate screen 47 and 1047', `main text${E}[?47halt47${E}[?47l 47${E}[?1047halt1047${E}[?1047l 1047`],
+    ['alternate screen 1047 and 47', `main text${E}[?1047halt1047${E}[?1047l 1047${E}[?47halt47${E}[?47l 47`],
     ['alternate screen 1047 left on', `main text${E}[?1047halt1047`],
     ['mode 1048 saves the cursor', `${E}[3;4H${E}[?1048h${E}[10;10Hx${E}[?1048ly`],
     ['wide characters and combining marks', `日本語 e\u0301x 한국어 a\u0300\u0301\r\n${E}[2;79H日x\r\n${'x'.repeat(79)}日`],
@@ -370,6 +370,13 @@ describe('where xterm.js departs from xterm, ptypilot follows xterm', () => {
       bytes: `${E}[?1049halt${E}[?1049hX`,
       rows: { 0: '   X' },
       cursor: [0, 4],
+    },
+    {
+      name: 'the alternate screen shows again what it showed when 47 left it',
+      cite: 'ctlseqs CSI ? 47 h: use the alternate screen buffer (only 1047 leaving and 1049 entering clear it)',
+      bytes: `ab${E}[?47hxy${E}[?47l${E}[?47h!`,
+      rows: { 0: '  xy!' },
+      cursor: [0, 5],
     },
     {
       name: 'both screens share the scroll margins and origin mode',

@@ -322,6 +322,8 @@ function repeatedCell(buffer, cols) {
  * - `switch-clears-at-wrap`: a screen switch that clears a screen (1049
  *   entering, 1047 leaving) with a wrap pending (xterm's clear ends it);
  * - `alt-twice`: 1049 set while on the alternate screen (xterm clears it);
+ * - `alt-kept`: 47 or 1047 enters the alternate screen after 47 or 1049
+ *   left it showing text (xterm shows that text again; xterm.js clears it);
  * - `switch-margins`: a screen switch where the screens' scroll margins
  *   differ in xterm.js (xterm keeps one set for both screens);
  * - `switch-tabs`: a screen switch after tab stops were changed (xterm keeps
@@ -378,6 +380,9 @@ function trace(kase) {
   const savedPending = { normal: false, alternate: false }
   let tabsChanged = false
   let lrmm = false
+  // The alternate screen was left by 47 or 1049 showing text, which xterm
+  // shows again when 47 or 1047 enters it (xterm.js clears it each time).
+  let altKept = false
   // A tab came after the last character printed, with only colours, titles
   // or bells since.
   let afterTab = false
@@ -491,8 +496,18 @@ function trace(kase) {
       if (normal && (save || ((kind === 'SAVE1048' || kind === 'ALT1049') && set))) {
         savedAt = term.buffer.normal.baseY
       }
+      if (!normal && !set && (kind === 'ALT47' || kind === 'ALT1047' || kind === 'ALT1049')) {
+        // Leaving the alternate screen: xterm keeps what it shows for the
+        // next visit unless 1047 leaves it (which clears it).
+        const shown = (y) => term.buffer.active.getLine(y)?.translateToString(true) ?? ''
+        altKept = kind !== 'ALT1047' && Array.from({ length: kase.rows }, (_, y) => shown(y)).some((l) => l !== '')
+      }
       term._core.writeSync(encoder.encode(text))
       const after = term.buffer.active.type
+      if (normal && after === 'alternate') {
+        if (kind === 'ALT1049') altKept = false
+        else if (altKept) tags.add('alt-kept')
+      }
       if (after !== type) {
         const now = term._core.buffer
         if (now.scrollTop !== margins[0] || now.scrollBottom !== margins[1]) tags.add('switch-margins')
@@ -511,7 +526,7 @@ function trace(kase) {
       if (kind === 'RIS') {
         savedAt = null
         savedPending.normal = savedPending.alternate = false
-        tabsChanged = lrmm = false
+        tabsChanged = lrmm = altKept = false
       }
       if (kind === 'DECSTR' && term.buffer.active.type === 'normal') savedAt = term.buffer.normal.baseY
       if (WRAP_EDITS.has(kind)) marksKnown = false
@@ -565,6 +580,7 @@ export const KNOWN = [
     ['restore-wrap', ['restore-wrap']],
     ['switch-clears-at-wrap', ['switch-clears-at-wrap']],
     ['alt-twice', ['alt-twice']],
+    ['alt-kept', ['alt-kept']],
     ['switch-margins', ['switch-margins']],
     ['switch-tabs', ['switch-tabs']],
     ['wide-no-fit', ['wide-no-fit']],

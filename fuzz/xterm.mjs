@@ -135,13 +135,18 @@ export const CHOSEN = [
   'ab\u001b[?1047h\u0301',
   'ab\u001b[?47hxy\u001b[?47l\u0301',
   'ab\u001b[?47hxy\u001b[?47l\u001b[?47h',
+  'ab\u001b[?1047hxy\u001b[?1047l\u001b[?1047h',
+  'ab\u001b[?47hxy\u001b[?47l\u001b[?1047h',
+  'ab\u001b[?1047hxy\u001b[?47l\u001b[?1049h',
+  'ab\u001b[?1049hxy\u001b[?1049l\u001b[?47h',
+  '\u001b[?7l\u001b[1;80H\u65e5\u0301',
+  'a\u001b[?7l\u001b[1;80H\u65e5\ufe0f',
 ]
 
 /** The chosen streams ptypilot shows otherwise, on purpose or not yet: their ids. */
 export const CHOSEN_KNOWN = {
   '\u001b[2;1H\u001b[?45h\b\bX': 'revwrap-380',
-  '\u001b[?7l\u001b[1;80H\u65e5\ufe0f': 'vs16-dropped-wide',
-  'ab\u001b[?47hxy\u001b[?47l\u001b[?47h': 'alt47-kept',
+  'a\u001b[?7l\u001b[1;80H\u65e5\ufe0f': 'mark-after-dropped-wide',
   // Reverse wraparound as patch #380 and later have it (recorded from
   // xterm 412, see DIFFERENCES.md); xterm 379 goes up over any row.
   '\u001b[?45hx\r\nccccccccccccccccccccc\u001b[2;1H\u001b[M\r\bZ': 'revwrap-380',
@@ -167,6 +172,7 @@ export const BACKING = [
   ['restore-wrap', [20, 5], `${CSI}?1049h${'r'.repeat(20)}${E}7\nmid${CSI}S${E}8^`],
   ['switch-clears-at-wrap', [20, 5], `${'a'.repeat(20)}${CSI}?1049hX`],
   ['alt-twice', [20, 5], `${CSI}?1049halt${CSI}?1049hX`],
+  ['alt-kept', [80, 25], `ab${CSI}?47hxy${CSI}?47l${CSI}?47h`],
   ['switch-margins', [20, 5], `${CSI}2;3r${CSI}?1049h${CSI}3;1HA\r\nB\r\nC${CSI}?6h${CSI}1;5HO`],
   ['switch-tabs', [20, 5], `${CSI}3g${CSI}5G${E}H${CSI}?1049h\r\tX`],
   ['wide-no-fit', [20, 5], `${'z'.repeat(20)}${CSI}1;20H\u65e5`],

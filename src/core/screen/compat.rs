@@ -168,6 +168,9 @@ pub(super) struct Compat {
     /// character printed last. Otherwise it joins the character under the
     /// cursor, or takes a cell of its own where nothing was ever written.
     written: bool,
+    /// The character being read (its UTF-8 continuation bytes still to
+    /// come) was dropped: it does not count as written.
+    dropped: bool,
     /// A tab (HT, CHT, CBT) moved the cursor while `written` held (xterm's
     /// tabulation keeps `char_was_written`): the cell printed last, and the
     /// cursor the tab left, as (row, col) each. A combining character
@@ -241,6 +244,7 @@ impl Compat {
             held_wrap: false,
             written: false,
             tabbed: None,
+            dropped: false,
             reverse_wrap: false,
             reverse_wrap_any: false,
             lrmm: false,

@@ -9,8 +9,9 @@ use super::{Compat, Run, csi};
 
 impl Compat {
     /// A character starts at `i` (its first byte is `b`) and something about
-    /// printing needs care.
-    pub(super) fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) {
+    /// printing needs care. Returns true when it was dropped (a wide
+    /// character that does not fit, auto-wrap off).
+    pub(super) fn print(&mut self, run: &mut Run<'_, '_>, i: usize, b: u8) -> bool {
         run.flush_to(i);
         let (len, width) = char_at(run.bytes, i);
         if self.lr.is_some() {
@@ -22,12 +23,12 @@ impl Compat {
             let mut buf = [0; 4];
             let mapped = mapped.map(|c| c.encode_utf8(&mut buf).as_bytes());
             self.print_in_lr(run, i, len, width, mapped);
-            return;
+            return false;
         }
         if width == 0 {
             // A combining character joins the cell before: nothing to insert,
             // and no move off the margin.
-            return;
+            return false;
         }
         let cols = self.cols;
         let mut col = run.parser.screen().cursor_position().1;
@@ -49,7 +50,7 @@ impl Compat {
                 // xterm drops a wide character that does not fit (vt100
                 // wraps it).
                 run.skip(i + len);
-                return;
+                return true;
             }
         }
         if self.insert && col < cols {
@@ -62,6 +63,7 @@ impl Compat {
             run.inject(mapped.encode_utf8(&mut [0; 4]).as_bytes());
             run.skip(i + 1);
         }
+        false
     }
 
     /// A combining character at `i` with no character printed right before
@@ -134,6 +136,16 @@ impl Compat {
     pub(super) fn special(&mut self, run: &mut Run<'_, '_>, i: usize) -> Option<usize> {
         let bytes = &run.bytes[i..];
         if bytes.starts_with(VS16) {
+            if !self.written && self.tabbed.is_none() && self.nothing_under_cursor(run, i) {
+                // Nothing printed right before it (a wide character that
+                // did not fit was dropped, say) and nothing under the
+                // cursor: xterm 379 shows nothing (`CSI ? 7 l`, the last
+                // column, a wide character, U+FE0F leaves the row blank).
+                run.skip(i + VS16.len());
+                self.printed = false;
+                self.utf8_pending = 0;
+                return Some(VS16.len());
+            }
             self.vs16(run, i);
             self.printed = true;
             self.written = true;
@@ -189,6 +201,18 @@ impl Compat {
             return Some(len);
         }
         None
+    }
+
+    /// True when the cell under the cursor (once the bytes before `i` are
+    /// handled) is empty and no wrap is pending.
+    fn nothing_under_cursor(&self, run: &mut Run<'_, '_>, i: usize) -> bool {
+        run.flush_to(i);
+        let screen = run.parser.screen();
+        let (row, col) = screen.cursor_position();
+        col < self.cols
+            && !screen
+                .cell(row, col)
+                .is_some_and(|c| c.has_contents() || c.is_wide_continuation())
     }
 
     /// A VS16 (U+FE0F, emoji presentation) starts at `i`. vt100 widens a

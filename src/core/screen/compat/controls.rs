@@ -76,7 +76,7 @@ impl Compat {
             0x80..=0xbf => {
                 self.utf8_pending = self.utf8_pending.saturating_sub(1);
                 self.printed = true;
-                self.written = true;
+                self.written |= !self.dropped;
                 self.tabbed = None;
                 self.maybe_wrap = true;
             }
@@ -87,11 +87,14 @@ impl Compat {
                     0xf0..=0xff => 3,
                     _ => 0,
                 };
-                if self.print_sensitive() {
-                    self.print(run, i, b);
-                }
+                // A dropped character leaves `written` as it was: a
+                // combining character after it joins what was printed
+                // before, as in xterm, whose `char_was_written` is set but
+                // whose last written cell stays where it was.
+                let dropped = self.print_sensitive() && self.print(run, i, b);
                 self.printed = true;
-                self.written = true;
+                self.written |= !dropped;
+                self.dropped = dropped;
                 self.tabbed = None;
                 self.maybe_wrap = true;
             }

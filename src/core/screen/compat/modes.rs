@@ -53,7 +53,11 @@ impl Compat {
                     }
                 }
                 1045 => self.reverse_wrap_any = set,
-                1047 => run.inject(if set { b"\x1b[?47h" } else { b"\x1b[?47l" }),
+                1047 if set => run.inject(b"\x1b[?47h"),
+                // xterm clears the alternate screen as 1047 leaves it (47
+                // never clears it, 1049 as it enters).
+                1047 if run.parser.screen().alternate_screen() => run.inject(b"\x1b[2J\x1b[?47l"),
+                1047 => {}
                 1048 => {
                     run.inject(if set { b"\x1b7" } else { b"\x1b8" });
                     if set {
@@ -73,16 +77,11 @@ impl Compat {
         self.mouse_modes(run, &values, set);
         if switches {
             let alt = run.parser.screen().alternate_screen();
-            if alt && !was_alt {
-                if values.contains(&1049) {
-                    // vt100 made the alternate grid anew.
-                    self.grid_margins[1] = None;
-                    self.grid_origin[1] = false;
-                } else {
-                    // xterm's alternate screen is blank each time it is
-                    // entered (vt100 clears it only for 1049).
-                    run.inject(b"\x1b[2J");
-                }
+            if alt && !was_alt && values.contains(&1049) {
+                // vt100 made the alternate grid anew. Entered by 47 or
+                // 1047 it shows what it showed when last left, as in xterm.
+                self.grid_margins[1] = None;
+                self.grid_origin[1] = false;
             }
             if alt != was_alt {
                 self.switched(run, alt, set, &values, (row, col));

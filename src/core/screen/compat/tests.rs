@@ -127,9 +127,17 @@ fn mode_1047_switches_screens_and_1048_saves_the_cursor() {
 }
 
 #[test]
-fn the_alternate_screen_is_blank_on_entry_and_keeps_the_cursor() {
+fn the_alternate_screen_keeps_its_text_by_47_and_keeps_the_cursor() {
+    // xterm: 47 never clears the alternate screen, 1047 clears it as it
+    // leaves it, 1049 as it enters it.
     let s = snap(b"main\x1b[?47hone\x1b[?47l\x1b[?47h\x1b[Ht");
-    assert_eq!(s.text, "t");
+    assert_eq!(s.lines[0], "t   one");
+    let s = snap(b"ab\x1b[?47hxy\x1b[?47l\x1b[?47h");
+    assert_eq!((s.lines[0].as_str(), cursor(&s)), ("  xy", (0, 4)));
+    let s = snap(b"ab\x1b[?1047hxy\x1b[?1047l\x1b[?1047h");
+    assert_eq!((s.lines[0].as_str(), cursor(&s)), ("", (0, 4)));
+    let s = snap(b"ab\x1b[?1047hxy\x1b[?1047l");
+    assert_eq!((s.lines[0].as_str(), cursor(&s)), ("ab", (0, 4)));
     let s = snap(b"main\x1b[?1049hfull");
     assert_eq!(s.lines[0], "    full");
     let s = snap(b"main\x1b[?1049hfull\x1b[?1049l!");
@@ -320,7 +328,7 @@ fn printing_with_insert_no_wrap_and_rep() {
 /// per class where ptypilot followed another reading before.
 #[test]
 fn as_xterm_379_shows_them() {
-    let cases: [(&str, &[&str]); 18] = [
+    let cases: [(&str, &[&str]); 21] = [
         // C1 controls written as UTF-8: neither acted on nor shown.
         ("A\u{85}B", &["AB"]),
         ("A\u{9b}2CB", &["A2CB"]),
@@ -336,6 +344,12 @@ fn as_xterm_379_shows_them() {
         // the screen in use, and is dropped where that cell is empty.
         ("ab\x1b[?1047h\u{301}", &[]),
         ("ab\x1b[?47hxy\x1b[?47l\u{301}", &["ab"]),
+        // The alternate screen keeps what it showed across visits by 47.
+        ("ab\x1b[?47hxy\x1b[?47l\x1b[?47h", &["  xy"]),
+        // A wide character that does not fit with auto-wrap off is
+        // dropped, and a zero-width character after it with it.
+        ("\x1b[?7l\x1b[1;80H\u{65e5}\u{fe0f}", &[]),
+        ("\x1b[?7l\x1b[1;80H\u{65e5}\u{301}", &[]),
         // After a tab a mark joins the character printed last.
         ("q\x1b[21I\u{301}", &["q\u{301}"]),
         ("ab\t\t\u{301}Z", &["ab\u{301}              Z"]),
