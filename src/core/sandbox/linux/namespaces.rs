@@ -461,16 +461,7 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
         let none = std::ptr::null::<libc::c_char>();
         let console = if plan.devpts { own_dev()? } else { -1 };
         for (target, options) in &plan.private {
-            if libc::mount(
-                c"tmpfs".as_ptr(),
-                target.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                options.as_ptr().cast(),
-            ) != 0
-            {
-                return Err(errno());
-            }
+            mount_fs(c"tmpfs", target, libc::MS_NOSUID | libc::MS_NODEV, options)?;
         }
         for dir in &plan.temp {
             make_dir(dir)?;
@@ -538,16 +529,12 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
             if console >= 0 {
                 put_back(console, c"/dev/console")?;
             }
-            if libc::mount(
-                c"devpts".as_ptr(),
-                c"/dev/pts".as_ptr(),
-                c"devpts".as_ptr(),
+            mount_fs(
+                c"devpts",
+                c"/dev/pts",
                 libc::MS_NOSUID | libc::MS_NOEXEC,
-                c"newinstance,ptmxmode=0666,mode=0620".as_ptr().cast(),
-            ) != 0
-            {
-                return Err(errno());
-            }
+                c"newinstance,ptmxmode=0666,mode=0620",
+            )?;
         }
         Ok(())
     }
@@ -591,16 +578,12 @@ unsafe fn own_dev() -> std::result::Result<c_int, i32> {
                 OPEN_TREE_CLONE | libc::O_CLOEXEC as u32,
             ) as c_int;
         }
-        if libc::mount(
-            c"tmpfs".as_ptr(),
-            c"/dev".as_ptr(),
-            c"tmpfs".as_ptr(),
+        mount_fs(
+            c"tmpfs",
+            c"/dev",
             libc::MS_NOSUID | libc::MS_NOEXEC,
-            c"size=64k,mode=755".as_ptr().cast(),
-        ) != 0
-        {
-            return Err(errno());
-        }
+            c"size=64k,mode=755",
+        )?;
         let touch = |path: &CStr| -> std::result::Result<(), i32> {
             let fd = libc::open(
                 path.as_ptr(),
@@ -632,6 +615,30 @@ unsafe fn own_dev() -> std::result::Result<c_int, i32> {
         }
         Ok(console)
     }
+}
+
+/// Mounts a new filesystem of type `fstype` (its own name as the source,
+/// as `mount -t tmpfs tmpfs` does) at `target` with `options`.
+///
+/// # Safety
+/// As [`super::apply_in_child`].
+unsafe fn mount_fs(
+    fstype: &CStr,
+    target: &CStr,
+    flags: libc::c_ulong,
+    options: &CStr,
+) -> std::result::Result<(), i32> {
+    // SAFETY: mount(2) on C strings that outlive the call.
+    let r = unsafe {
+        libc::mount(
+            fstype.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            flags,
+            options.as_ptr().cast(),
+        )
+    };
+    if r != 0 { Err(errno()) } else { Ok(()) }
 }
 
 /// A detached recursive clone of the mounts at `path` (made read-only with

@@ -66,6 +66,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::errno;
 use crate::core::net_proxy::NetLog;
 
 /// The flag bit of `sendmsg` that carries the child's handover past the
@@ -180,11 +181,6 @@ pub(crate) fn pair() -> io::Result<(ParentEnd, ChildStep)> {
             seal: seal(),
         },
     ))
-}
-
-fn errno() -> i32 {
-    // SAFETY: glibc's per-thread errno location.
-    unsafe { *libc::__errno_location() }
 }
 
 /// Installs `prog` with `flags`; the listener or -1.
