@@ -480,15 +480,7 @@ pub(super) unsafe fn enter(plan: &Plan) -> std::result::Result<(), i32> {
             }
             if let Some(last) = last {
                 if k.file {
-                    let fd = libc::open(
-                        last.as_ptr(),
-                        libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                        0o600,
-                    );
-                    if fd < 0 {
-                        return Err(errno());
-                    }
-                    libc::close(fd);
+                    make_file(last, 0o600)?;
                 } else {
                     make_dir(last)?;
                 }
@@ -584,21 +576,9 @@ unsafe fn own_dev() -> std::result::Result<c_int, i32> {
             libc::MS_NOSUID | libc::MS_NOEXEC,
             c"size=64k,mode=755",
         )?;
-        let touch = |path: &CStr| -> std::result::Result<(), i32> {
-            let fd = libc::open(
-                path.as_ptr(),
-                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                0o666,
-            );
-            if fd < 0 {
-                return Err(errno());
-            }
-            libc::close(fd);
-            Ok(())
-        };
         for (i, node) in DEV_NODES.iter().enumerate() {
             if nodes[i] >= 0 {
-                touch(node)?;
+                make_file(node, 0o666)?;
                 put_back(nodes[i], node)?;
             }
         }
@@ -606,7 +586,7 @@ unsafe fn own_dev() -> std::result::Result<c_int, i32> {
             make_dir(dir)?;
         }
         if console >= 0 {
-            touch(c"/dev/console")?;
+            make_file(c"/dev/console", 0o666)?;
         }
         for (target, link) in DEV_LINKS {
             if libc::symlink(target.as_ptr(), link.as_ptr()) != 0 {
@@ -726,6 +706,27 @@ unsafe fn make_dir(path: &CStr) -> std::result::Result<(), i32> {
     // SAFETY: mkdir on a C string.
     if unsafe { libc::mkdir(path.as_ptr(), 0o755) } != 0 && errno() != libc::EEXIST {
         return Err(errno());
+    }
+    Ok(())
+}
+
+/// Creates the file at `path` (empty, with `mode`) unless it exists: a
+/// mount point for a file.
+///
+/// # Safety
+/// As [`super::apply_in_child`].
+unsafe fn make_file(path: &CStr, mode: libc::mode_t) -> std::result::Result<(), i32> {
+    // SAFETY: open and close on a C string and the descriptor just made.
+    unsafe {
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            mode,
+        );
+        if fd < 0 {
+            return Err(errno());
+        }
+        libc::close(fd);
     }
     Ok(())
 }
